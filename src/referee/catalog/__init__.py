@@ -1,0 +1,80 @@
+"""The catalog: weapons, armour and shields as data files, looked up by name (case-insensitive)."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from referee.errors import EncounterFileError
+from referee.model import ArmourSpec, ShieldSpec, WeaponSpec
+
+T = TypeVar("T", bound=BaseModel)
+
+ALIASES = {
+    "chain": "chain mail",
+    "plate": "plate mail",
+    "banded": "banded mail",
+    "splint": "splint mail",
+    "scale": "scale mail",
+    "ring": "ring mail",
+    "studded": "studded leather",
+    "leather armour": "leather",
+    "leather armor": "leather",
+    "shield": "medium shield",
+    "longsword": "long sword",
+    "shortsword": "short sword",
+    "two handed sword": "two-handed sword",
+    "warhammer": "war hammer",
+    "longbow": "long bow",
+    "shortbow": "short bow",
+    "crossbow": "light crossbow",
+    "fist": "unarmed",
+    "garrote": "garrotte",
+    "morningstar": "morning star",
+    "battleaxe": "battle axe",
+    "handaxe": "hand axe",
+}
+
+
+def _key(name: str) -> str:
+    key = " ".join(name.lower().split())
+    return ALIASES.get(key, key)
+
+
+def _load(filename: str, model: type[T]) -> dict[str, T]:
+    text = resources.files("referee.catalog").joinpath(filename).read_text(encoding="utf-8")
+    try:
+        return {_key(entry["name"]): model.model_validate(entry) for entry in yaml.safe_load(text)}
+    except (ValidationError, KeyError, TypeError) as exc:  # a broken catalog is a packaging bug
+        raise EncounterFileError(f"catalog {filename} is invalid: {exc}") from None
+
+
+@cache
+def weapons() -> dict[str, WeaponSpec]:
+    return _load("weapons.yaml", WeaponSpec)
+
+
+@cache
+def armours() -> dict[str, ArmourSpec]:
+    return _load("armour.yaml", ArmourSpec)
+
+
+@cache
+def shields() -> dict[str, ShieldSpec]:
+    return _load("shields.yaml", ShieldSpec)
+
+
+def weapon(name: str) -> WeaponSpec | None:
+    return weapons().get(_key(name))
+
+
+def armour(name: str) -> ArmourSpec | None:
+    return armours().get(_key(name))
+
+
+def shield(name: str) -> ShieldSpec | None:
+    return shields().get(_key(name))

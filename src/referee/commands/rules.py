@@ -1,0 +1,47 @@
+"""`referee rules [PRESET] [--json]`: every ruleset option, its value, its variants and their rule IDs."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from referee.cli import app, console, dump_json
+from referee.rules.ruleset import OPTIONS, PRESETS, load_ruleset
+
+
+@app.command()
+def rules(
+    preset: Annotated[str, typer.Argument(help=f"A preset ({', '.join(PRESETS)}) or a house-rules file.")] = "odd",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
+) -> None:
+    """List every ruleset option with its value under PRESET, its variants and the rule IDs behind each."""
+    ruleset = load_ruleset(preset)
+    rows: list[dict[str, Any]] = []
+    for name, option in OPTIONS.items():
+        rows.append(
+            {
+                "option": name,
+                "value": ruleset[name],
+                "help": option.help,
+                "variants": [
+                    {"name": v.name, "source": v.source, "rules": list(v.rules), "help": v.help}
+                    for v in option.variants
+                ],
+            }
+        )
+    if as_json:
+        dump_json({"preset": ruleset.name, "options": rows})
+        return
+    table = Table(title=f"ruleset {ruleset.name}", show_lines=False)
+    table.add_column("option")
+    table.add_column("value")
+    table.add_column("variants (source: rules)")
+    for row in rows:
+        variants = "\n".join(
+            f"{'*' if v['name'] == row['value'] else ' '} {v['name']} ({v['source']}: {' '.join(v['rules']) or '-'})"
+            for v in row["variants"]
+        )
+        table.add_row(f"{row['option']}\n[dim]{row['help']}[/dim]", row["value"], variants)
+    console.print(table)

@@ -1,0 +1,399 @@
+"""Dice: the `d20` package's notation, evaluated with our own dice sources.
+
+`d20.parse()` reads the expression; we walk its AST ourselves because d20's roller draws from the
+global `random` (no per-fight seed, no typed-in dice). Every die goes through a :class:`DiceSource`
+and is recorded as a :class:`DieRoll`, so an event can carry every die it used.
+
+Limits live here, in :data:`LIMITS`; anything larger raises :class:`DiceError` before rolling.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Protocol
+
+with warnings.catch_warnings():
+    # d20 pins the retired `lark-parser` distribution, which warns on import.
+    warnings.simplefilter("ignore")
+    import d20
+
+from referee.errors import DiceError, DiceExhaustedError
+
+
+@dataclass(frozen=True)
+class DiceLimits:
+    """Bounds on one expression: never a hang, never a huge allocation."""
+
+    max_length: int = 200
+    max_dice: int = 1000
+    max_faces: int = 1000
+    max_depth: int = 20
+
+
+LIMITS = DiceLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class DieRoll:
+    """One die that was rolled: its faces, the face shown and what it was for."""
+
+    sides: int
+    value: int
+    purpose: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"sides": self.sides, "value": self.value, "purpose": self.purpose}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DieRoll:
+        return cls(int(data["sides"]), int(data["value"]), str(data.get("purpose", "")))
+
+
+class DiceSource(Protocol):
+    """Anything that can produce the face of one die."""
+
+    def roll(self, sides: int, purpose: str) -> int: ...
+
+
+class RandomDice:
+    """Reproducible pseudo-random dice: the same seed gives the same faces in the same order."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    def roll(self, sides: int, purpose: str) -> int:
+        return self._rng.randint(1, sides)
+
+    def __repr__(self) -> str:
+        return f"RandomDice({self.seed!r})"
+
+
+class ScriptedDice:
+    """Dice results given in advance (tests, or physical dice typed in by the referee).
+
+    Results are used in the order the engine asks for dice. `None` in the script, or the end of the
+    script, hands over to `then` (a random source) if one is given; otherwise the end of the script
+    raises :class:`DiceExhaustedError`. A result outside the die's faces is a :class:`DiceError`.
+    """
+
+    def __init__(self, results: Iterable[int | None], then: DiceSource | None = None) -> None:
+        self._results: list[int | None] = list(results)
+        self._next = 0
+        self.then = then
+
+    @property
+    def remaining(self) -> int:
+        return len(self._results) - self._next
+
+    def roll(self, sides: int, purpose: str) -> int:
+        if self._next >= len(self._results):
+            if self.then is None:
+                raise DiceExhaustedError(f"no scripted result left for a d{sides} ({purpose or 'roll'})")
+            return self.then.roll(sides, purpose)
+        value = self._results[self._next]
+        self._next += 1
+        if value is None:
+            if self.then is None:
+                raise DiceExhaustedError(f"no result given for a d{sides} ({purpose or 'roll'})")
+            return self.then.roll(sides, purpose)
+        if not 1 <= value <= sides:
+            raise DiceError(
+                f"die result {value} (scripted die #{self._next}) is not a face of a d{sides}"
+                f" ({purpose or 'roll'}); expected 1 to {sides}"
+            )
+        return value
+
+
+class DiceTape:
+    """Wraps a source and records every die, so an event can carry the dice it used."""
+
+    def __init__(self, source: DiceSource) -> None:
+        self.source = source
+        self._rolls: list[DieRoll] = []
+
+    def roll(self, sides: int, purpose: str) -> int:
+        value = self.source.roll(sides, purpose)
+        self._rolls.append(DieRoll(sides, value, purpose))
+        return value
+
+    def take(self) -> tuple[DieRoll, ...]:
+        """The dice rolled since the last take, and forget them."""
+        rolls, self._rolls = tuple(self._rolls), []
+        return rolls
+
+
+def parse_script(text: str) -> list[int]:
+    """`"7,4,12,6"` → `[7, 4, 12, 6]`; a clear error naming the bad item otherwise."""
+    results: list[int] = []
+    for index, item in enumerate(text.replace(" ", ",").split(","), start=1):
+        if not item:
+            continue
+        try:
+            value = int(item)
+        except ValueError:
+            raise DiceError(f"dice list item {index} is {item!r}, not a whole number") from None
+        if value < 1:
+            raise DiceError(f"dice list item {index} is {value}; a die shows 1 or more")
+        results.append(value)
+    return results
+
+
+# --- expressions -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DiceGroup:
+    """`count`d`sides`, optionally keeping the `keep` highest (>0) or lowest (<0) dice."""
+
+    count: int
+    sides: int
+    keep: int = 0
+
+    def __str__(self) -> str:
+        suffix = "" if self.keep == 0 else (f"kh{self.keep}" if self.keep > 0 else f"kl{-self.keep}")
+        return f"{self.count}d{self.sides}{suffix}"
+
+
+@dataclass(frozen=True)
+class DiceExpr:
+    """A parsed, limit-checked dice expression. Rolled with :func:`roll`; odds come from `odds.py`."""
+
+    text: str
+    node: Any = field(repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def groups(self) -> list[DiceGroup]:
+        return list(_groups(self.node))
+
+    @property
+    def minimum(self) -> int:
+        return _bound(self.node, low=True)
+
+    @property
+    def maximum(self) -> int:
+        return _bound(self.node, low=False)
+
+    def linear(self) -> tuple[list[DiceGroup], int] | None:
+        """(groups, constant) when the expression is a plain sum like `2d6+1d4-1`; else None."""
+        return _linear(self.node, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class RollResult:
+    total: int
+    dice: tuple[DieRoll, ...]
+
+
+def parse_dice(text: str | int) -> DiceExpr:
+    """Parse `text` with d20's grammar and check it against :data:`LIMITS`.
+
+    `1d%` means a d100 (d20 itself would roll tens). Raises :class:`DiceError` with a one-line
+    message naming the problem.
+    """
+    return _parse_cached(str(text).strip())
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> DiceExpr:
+    if not text:
+        raise DiceError("empty dice expression")
+    if len(text) > LIMITS.max_length:
+        raise DiceError(f"dice expression is {len(text)} characters long; the limit is {LIMITS.max_length}")
+    if not text.isascii():
+        raise DiceError(f"dice expression {text!r} has a character that is not plain ASCII")
+    if text.count("(") > LIMITS.max_depth:
+        raise DiceError(f"dice expression {text!r} nests deeper than {LIMITS.max_depth} levels")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = d20.parse(text.replace("d%", "d100"), allow_comments=False)
+    except d20.RollSyntaxError as exc:
+        got = "the end" if str(getattr(exc.got, "type", "")) == "$END" else repr(str(exc.got))
+        raise DiceError(f"bad dice expression {text!r}: unexpected {got} at column {exc.col}") from None
+    except (d20.RollError, RecursionError, ValueError) as exc:
+        raise DiceError(f"bad dice expression {text!r}: {exc}") from None
+    node = tree.roll
+    _validate(node, text, depth=0)
+    _bound(node, low=True)  # a literal division by zero fails here, not mid-fight
+    if sum(g.count for g in _groups(node)) > LIMITS.max_dice:
+        raise DiceError(f"dice expression {text!r} rolls more than {LIMITS.max_dice} dice")
+    return DiceExpr(text, node)
+
+
+_ALLOWED_BINOPS = {"+", "-", "*", "/"}
+
+
+def _validate(node: Any, text: str, depth: int) -> None:
+    ast = d20.ast
+    if depth > LIMITS.max_depth:
+        raise DiceError(f"dice expression {text!r} nests deeper than {LIMITS.max_depth} levels")
+    if isinstance(node, ast.Literal):
+        if not isinstance(node.value, int):
+            raise DiceError(f"dice expression {text!r} has a number that is not whole: {node.value}")
+        return
+    if isinstance(node, ast.Dice | ast.OperatedDice):
+        dice = node.value if isinstance(node, ast.OperatedDice) else node
+        if isinstance(node, ast.OperatedDice):
+            for op in node.operations:
+                if op.op not in {"k", "p"} or any(s.cat not in {"h", "l"} for s in op.sels):
+                    raise DiceError(
+                        f"dice expression {text!r}: only keep/drop highest/lowest (kh, kl, ph, pl) "
+                        f"is supported, not {op}"
+                    )
+            if len(node.operations) > 1:
+                raise DiceError(f"dice expression {text!r}: use one keep/drop operation per group")
+        size = 100 if dice.size == "%" else int(dice.size)
+        if size < 1:
+            raise DiceError(f"dice expression {text!r}: a die needs at least 1 face, not d{size}")
+        if size > LIMITS.max_faces:
+            raise DiceError(f"dice expression {text!r}: d{size} has more than {LIMITS.max_faces} faces")
+        if dice.num < 1:
+            raise DiceError(f"dice expression {text!r}: roll at least one die, not {dice.num}")
+        if dice.num > LIMITS.max_dice:
+            raise DiceError(f"dice expression {text!r} rolls more than {LIMITS.max_dice} dice")
+        return
+    if isinstance(node, ast.Parenthetical | ast.AnnotatedNumber):
+        _validate(node.value, text, depth + 1)
+        return
+    if isinstance(node, ast.UnOp):
+        if node.op not in {"+", "-"}:
+            raise DiceError(f"dice expression {text!r}: unsupported operator {node.op!r}")
+        _validate(node.value, text, depth + 1)
+        return
+    if isinstance(node, ast.BinOp):
+        if node.op not in _ALLOWED_BINOPS:
+            raise DiceError(f"dice expression {text!r}: unsupported operator {node.op!r}")
+        _validate(node.left, text, depth + 1)
+        _validate(node.right, text, depth + 1)
+        return
+    raise DiceError(f"dice expression {text!r}: unsupported part {node}")
+
+
+def _dice_of(node: Any) -> DiceGroup:
+    ast = d20.ast
+    dice = node.value if isinstance(node, ast.OperatedDice) else node
+    size = 100 if dice.size == "%" else int(dice.size)
+    keep = 0
+    if isinstance(node, ast.OperatedDice) and node.operations:
+        op = node.operations[0]
+        n = min(sum(s.num for s in op.sels), dice.num)
+        high = op.sels[0].cat == "h"
+        if op.op == "k":
+            keep = n if high else -n
+        else:  # drop n highest = keep the lowest count-n
+            kept = dice.num - n
+            keep = -kept if high else kept
+            if kept == 0:
+                keep = dice.num  # dropping everything: treated as keeping all (d20 would give 0)
+    return DiceGroup(dice.num, size, keep)
+
+
+def _groups(node: Any) -> Iterator[DiceGroup]:
+    ast = d20.ast
+    if isinstance(node, ast.Dice | ast.OperatedDice):
+        yield _dice_of(node)
+    elif isinstance(node, ast.Parenthetical | ast.AnnotatedNumber | ast.UnOp):
+        yield from _groups(node.value)
+    elif isinstance(node, ast.BinOp):
+        yield from _groups(node.left)
+        yield from _groups(node.right)
+
+
+def _linear(node: Any, sign: int) -> tuple[list[DiceGroup], int] | None:
+    ast = d20.ast
+    if isinstance(node, ast.Literal):
+        return [], sign * int(node.value)
+    if isinstance(node, ast.Dice | ast.OperatedDice):
+        group = _dice_of(node)
+        return ([group], 0) if sign > 0 and group.keep == 0 else None
+    if isinstance(node, ast.Parenthetical | ast.AnnotatedNumber):
+        return _linear(node.value, sign)
+    if isinstance(node, ast.UnOp):
+        return _linear(node.value, sign if node.op == "+" else -sign)
+    if isinstance(node, ast.BinOp) and node.op in {"+", "-"}:
+        left = _linear(node.left, sign)
+        right = _linear(node.right, sign if node.op == "+" else -sign)
+        if left is None or right is None:
+            return None
+        return left[0] + right[0], left[1] + right[1]
+    return None
+
+
+def _bound(node: Any, low: bool) -> int:
+    ast = d20.ast
+    if isinstance(node, ast.Literal):
+        return int(node.value)
+    if isinstance(node, ast.Dice | ast.OperatedDice):
+        group = _dice_of(node)
+        kept = abs(group.keep) if group.keep else group.count
+        return kept if low else kept * group.sides
+    if isinstance(node, ast.Parenthetical | ast.AnnotatedNumber):
+        return _bound(node.value, low)
+    if isinstance(node, ast.UnOp):
+        return _bound(node.value, low) if node.op == "+" else -_bound(node.value, not low)
+    a_lo, a_hi = _bound(node.left, True), _bound(node.left, False)
+    b_lo, b_hi = _bound(node.right, True), _bound(node.right, False)
+    if node.op == "+":
+        return a_lo + b_lo if low else a_hi + b_hi
+    if node.op == "-":
+        return a_lo - b_hi if low else a_hi - b_lo
+    corners = [_apply(node.op, a, b) for a in (a_lo, a_hi) for b in (b_lo, b_hi)]
+    return min(corners) if low else max(corners)
+
+
+def _apply(op: str, a: int, b: int) -> int:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if b == 0:
+        raise DiceError("dice expression divides by zero")
+    return a // b
+
+
+def roll(expr: DiceExpr | str, source: DiceSource, purpose: str = "") -> RollResult:
+    """Roll an expression through `source`, returning the total and every die rolled."""
+    parsed = expr if isinstance(expr, DiceExpr) else parse_dice(expr)
+    tape = DiceTape(source)
+    value = _evaluate(parsed.node, tape, purpose or parsed.text)
+    return RollResult(value, tape.take())
+
+
+def maximise(expr: DiceExpr | str) -> int:
+    """The largest value the expression can produce (critical hits, helpless targets)."""
+    parsed = expr if isinstance(expr, DiceExpr) else parse_dice(expr)
+    return parsed.maximum
+
+
+def _evaluate(node: Any, source: DiceSource, purpose: str) -> int:
+    ast = d20.ast
+    if isinstance(node, ast.Literal):
+        return int(node.value)
+    if isinstance(node, ast.Dice | ast.OperatedDice):
+        group = _dice_of(node)
+        faces = [source.roll(group.sides, purpose) for _ in range(group.count)]
+        return sum(_kept(faces, group.keep))
+    if isinstance(node, ast.Parenthetical | ast.AnnotatedNumber):
+        return _evaluate(node.value, source, purpose)
+    if isinstance(node, ast.UnOp):
+        value = _evaluate(node.value, source, purpose)
+        return value if node.op == "+" else -value
+    left = _evaluate(node.left, source, purpose)
+    right = _evaluate(node.right, source, purpose)
+    return _apply(node.op, left, right)
+
+
+def _kept(faces: Sequence[int], keep: int) -> Sequence[int]:
+    if keep == 0:
+        return faces
+    ordered = sorted(faces, reverse=keep > 0)
+    return ordered[: abs(keep)]

@@ -1,0 +1,153 @@
+"""Actions: what a combatant intends this round (ODD-ACT-1). The engine turns them into events.
+
+Every action is a small frozen record with `to_dict` / `action_from_dict`, so the web tracker and
+the JSON API can carry them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar
+
+from referee.checks import Modifier
+from referee.errors import IllegalActionError
+from referee.rules.context import (
+    CONCEALMENT_DEGREES,
+    COVER_DEGREES,
+    AttackForm,
+    Situation,
+    degree,
+)
+
+
+@dataclass(frozen=True)
+class Action:
+    kind: ClassVar[str] = "action"
+    actor: str
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"kind": self.kind}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Situation):
+                value = situation_to_dict(value)
+            elif isinstance(value, AttackForm):
+                value = value.value
+            elif isinstance(value, tuple):
+                value = list(value)
+            data[f.name] = value
+        return data
+
+
+@dataclass(frozen=True)
+class Attack(Action):
+    """ODD-ACT-ATK: attack a target (melee, missile or an unarmed form), maybe charging (ODD-CHARGE-1)."""
+
+    kind: ClassVar[str] = "attack"
+    target: str = ""
+    weapon: str | None = None
+    form: AttackForm | None = None  # default: ranged for a missile weapon, melee otherwise
+    charge: bool = False
+    distance: int | None = None  # feet, when the encounter has no grid positions
+    situation: Situation = field(default_factory=Situation)
+    knockout: bool = False  # MF-KO-1
+
+
+@dataclass(frozen=True)
+class Wait(Action):
+    """ODD-ACT-FREE-1: standing still, talking, doing nothing: no combat action."""
+
+    kind: ClassVar[str] = "wait"
+    reason: str = "waits"
+
+
+ACTION_TYPES: dict[str, type[Action]] = {"attack": Attack, "wait": Wait}
+
+
+def register_action(cls: type[Action]) -> type[Action]:
+    ACTION_TYPES[cls.kind] = cls
+    return cls
+
+
+def situation_to_dict(s: Situation) -> dict[str, Any]:
+    data = asdict(s)
+    data["modifiers"] = [m.to_dict() for m in s.modifiers]
+    data["ac_modifiers"] = [m.to_dict() for m in s.ac_modifiers]
+    data["flags"] = sorted(s.flags)
+    return data
+
+
+def _modifier(item: Any, rule: str, where: str) -> Modifier:
+    if isinstance(item, Modifier):
+        return item
+    if isinstance(item, dict):
+        try:
+            return Modifier(int(item["value"]), str(item.get("rule", rule)), str(item.get("reason", "referee")))
+        except (KeyError, TypeError, ValueError):
+            raise IllegalActionError(f"{where}: a modifier needs a whole-number value and a reason") from None
+    raise IllegalActionError(f"{where}: a modifier is {{value, reason}}, not {item!r}")
+
+
+def situation_from_dict(data: Any, where: str = "situation") -> Situation:
+    if data is None:
+        return Situation()
+    if isinstance(data, Situation):
+        return data
+    if not isinstance(data, dict):
+        raise IllegalActionError(f"{where}: expected a mapping")
+    known = {"distance", "cover", "concealment", "modifiers", "ac_modifiers", "flags"}
+    unknown = set(data) - known
+    if unknown:
+        raise IllegalActionError(f"{where}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(known))}")
+    try:
+        cover = degree(data.get("cover"), COVER_DEGREES, "cover")
+        concealment = degree(data.get("concealment"), CONCEALMENT_DEGREES, "concealment")
+    except ValueError as exc:
+        raise IllegalActionError(f"{where}: {exc}") from None
+    distance = data.get("distance")
+    if distance is not None and (not isinstance(distance, int) or isinstance(distance, bool) or distance < 0):
+        raise IllegalActionError(f"{where}: distance must be a whole number of feet, not {distance!r}")
+    return Situation(
+        distance=distance,
+        cover=cover,
+        concealment=concealment,
+        modifiers=tuple(_modifier(m, "ODD-SIT-1", where) for m in data.get("modifiers", []) or []),
+        ac_modifiers=tuple(_modifier(m, "ODD-AC-SIT", where) for m in data.get("ac_modifiers", []) or []),
+        flags=frozenset(str(f) for f in data.get("flags", []) or []),
+    )
+
+
+def action_from_dict(data: Any) -> Action:
+    """Rebuild an action from its dict (as sent by the web form or the JSON API)."""
+    if not isinstance(data, dict):
+        raise IllegalActionError("an action is a mapping with a `kind`")
+    kind = str(data.get("kind", "attack"))
+    cls = ACTION_TYPES.get(kind)
+    if cls is None:
+        raise IllegalActionError(f"unknown action kind {kind!r}; kinds: {', '.join(sorted(ACTION_TYPES))}")
+    allowed = {f.name for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "kind":
+            continue
+        if key not in allowed:
+            raise IllegalActionError(f"action {kind!r} has no field {key!r}; fields: {', '.join(sorted(allowed))}")
+        values[key] = value
+    if "actor" not in values or not isinstance(values["actor"], str):
+        raise IllegalActionError(f"action {kind!r} needs an `actor`")
+    if "situation" in values:
+        values["situation"] = situation_from_dict(values["situation"])
+    if values.get("form") is not None:
+        try:
+            values["form"] = AttackForm(values["form"])
+        except ValueError:
+            raise IllegalActionError(
+                f"unknown attack form {values['form']!r}; forms: {', '.join(f.value for f in AttackForm)}"
+            ) from None
+    for key, value in list(values.items()):
+        if isinstance(value, list):
+            values[key] = tuple(value)
+    try:
+        return cls(**values)
+    except TypeError as exc:
+        raise IllegalActionError(f"action {kind!r}: {exc}") from None

@@ -1,0 +1,334 @@
+"""The fight: a setup, its event log and the state folded from it (python-chess's push/pop shape).
+
+`Fight` advances a fight one step at a time (set-up, surprise, round start, one action, round end),
+each step appending events; :meth:`Fight.undo` drops events and refolds. :func:`run_fight` plays a
+whole fight with :mod:`referee.engine.tactics` choosing for everyone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import referee.rules.enabled  # noqa: F401  (registers every rule)
+from referee.dice import DiceSource, DiceTape, roll
+from referee.engine.actions import Action
+from referee.engine.events import Event, EventType, event
+from referee.engine.resolve import resolve
+from referee.engine.state import FightState
+from referee.errors import IllegalActionError
+from referee.files import Setup
+from referee.rules import initiative, surprise
+
+# Hooks run at the end of each round before ROUND_END (conditions expiring, drowning, garrotte counts...).
+END_OF_ROUND: list[Callable[[FightState, DiceSource], list[Event]]] = []
+# Hooks run at the start of each round after initiative (segment delays, ongoing effects...).
+START_OF_ROUND: list[Callable[[FightState, DiceSource], list[Event]]] = []
+
+
+class Fight:
+    """A fight in progress. Its state is always the fold of `events`."""
+
+    def __init__(self, setup: Setup, events: Iterable[Event] = ()) -> None:
+        self.setup = setup
+        self.state = FightState.initial(setup)
+        self.events: list[Event] = []
+        self.push(events)
+
+    # --- the one door ------------------------------------------------------------------------------
+
+    def push(self, events: Iterable[Event]) -> list[Event]:
+        """Apply events (already resolved) and append them to the log."""
+        added = list(events)
+        for e in added:
+            self.state.apply(e)
+            self.events.append(e)
+        return added
+
+    def undo(self, count: int = 1) -> list[Event]:
+        """Drop the last `count` events and rebuild the state from the rest."""
+        if count <= 0:
+            return []
+        dropped = self.events[-count:]
+        self.truncate(len(self.events) - count)
+        return dropped
+
+    def truncate(self, keep: int) -> None:
+        """Keep only the first `keep` events (undo back to a line of the log)."""
+        kept = self.events[: max(0, keep)]
+        self.state = FightState.initial(self.setup)
+        self.events = []
+        self.push(kept)
+
+    # --- where we are ------------------------------------------------------------------------------
+
+    @property
+    def round(self) -> int:
+        return self.state.round
+
+    def is_over(self) -> bool:
+        return self.state.is_over()
+
+    def has_begun(self) -> bool:
+        return bool(self.events)
+
+    def next_actor(self) -> str | None:
+        return self.state.next_actor()
+
+    def needs(self) -> str:
+        """What the fight needs next: `begin`, `round`, `action`, `end_round` or `over`."""
+        if self.is_over():
+            return "over"
+        if not self.has_begun():
+            return "begin"
+        if self.state.phase != "rounds" or not self.state.order and not self.state.free_round:
+            return "round"
+        if self.next_actor() is not None:
+            return "action"
+        return "end_round"
+
+    # --- steps -------------------------------------------------------------------------------------
+
+    def begin(self, dice: DiceSource) -> list[Event]:
+        """Hit points (ODD-HD-1, ODD-HD-2), then surprise checks (ODD-SURP-1..5), then a free round."""
+        if self.has_begun():
+            raise IllegalActionError("the fight has already begun")
+        added = self.push([self._setup_event(dice)])
+        added += self.push(self._surprise_events(dice))
+        return added
+
+    def _setup_event(self, dice: DiceSource) -> Event:
+        tape = DiceTape(dice)
+        hp: dict[str, int] = {}
+        for c in self.setup.combatants:
+            if c.hp is not None:
+                hp[c.name] = c.hp
+            elif c.hp_dice:
+                hp[c.name] = max(1, roll(c.hp_dice, tape, f"hit points {c.name}").total)
+            else:
+                hp[c.name] = 1
+        conditions = {c.name: list(c.conditions) for c in self.setup.combatants if c.conditions}
+        return event(
+            EventType.SETUP, 0, dice=tape.take(), rule="ODD-HD-2",
+            text="hit points: " + ", ".join(f"{n} {v}" for n, v in hp.items()),
+            data={"hp": hp, "conditions": conditions, "name": self.setup.name},
+        )  # fmt: skip
+
+    def _surprise_events(self, dice: DiceSource) -> list[Event]:
+        spec = self.setup.surprise
+        if spec is None:
+            return []
+        if not spec.possible:
+            return [
+                event(EventType.SURPRISE, 0, rule="ODD-SURP-1", text="the referee rules surprise impossible",
+                      data={"surprised": [], "possible": False})
+            ]  # fmt: skip
+        out: list[Event] = []
+        surprised: list[str] = []
+        for side in spec.sides:
+            members = [c for c in self.setup.combatants if c.side == side]
+            for sc in surprise.checks_for_side(members, spec.check, spec.modifiers.get(side, 0)):
+                tape = DiceTape(dice)
+                face = tape.roll(20, f"surprise {sc.who}")
+                passed = sc.check.succeeds(face)
+                if not passed:
+                    surprised.extend(sc.applies_to)
+                out.append(
+                    event(
+                        EventType.CHECK, 0, actor=sc.who, dice=tape.take(), total=face,
+                        target_number=sc.check.target, hit=passed, rule="ODD-SURP-2",
+                        text=sc.check.breakdown([face]),
+                        data={"check": "surprise", "applies_to": list(sc.applies_to)},
+                    )
+                )  # fmt: skip
+        everyone = [c.name for c in self.setup.combatants]
+        acting = [n for n in everyone if n not in surprised]
+        text = "nobody is surprised"
+        if surprised and acting:
+            text = f"surprised: {', '.join(surprised)}; a free round for the others (ODD-SURP-4)"
+        elif surprised:
+            text = "both sides are surprised: a free round of stunned silence (ODD-SURP-5)"
+        out.append(
+            event(EventType.SURPRISE, 0, rule="ODD-SURP-5" if surprised and not acting else "ODD-SURP-4",
+                  text=text, data={"surprised": surprised, "possible": True})
+        )  # fmt: skip
+        if surprised:
+            order = [[n] for n in acting]
+            out.append(
+                event(EventType.ROUND_START, 0, rule="ODD-SURP-4", text="free round",
+                      data={"free_round": True, "order": order})
+            )  # fmt: skip
+        return out
+
+    def start_round(self, dice: DiceSource) -> list[Event]:
+        """ODD-ROUND-4: a new round with fresh initiative (ODD-INIT-1..6)."""
+        if self.needs() != "round":
+            raise IllegalActionError(f"cannot start a round now (the fight needs: {self.needs()})")
+        number = self.state.round + 1
+        added = self.push([event(EventType.ROUND_START, number, rule="ODD-ROUND-1", text=f"round {number}")])
+        added += self.push([self._initiative_event(number, dice)])
+        for hook in START_OF_ROUND:
+            added += self.push(hook(self.state, dice))
+        return added
+
+    def _initiative_event(self, number: int, dice: DiceSource) -> Event:
+        rs = self.setup.ruleset
+        tape = DiceTape(dice)
+        active = [c.spec for c in self.state.combatants.values() if c.is_active()]
+        rolls: dict[str, int] = {}
+        if rs["initiative"] == "d10_group":
+            members = {s: [c.name for c in active if c.side == s] for s in self.setup.sides}
+            side_rolls = [(s, tape.roll(10, f"initiative {s}")) for s in self.setup.sides if members[s]]
+            rolls = dict(side_rolls)
+            order = initiative.order_groups(side_rolls, members)
+            rule = "ODD-INIT-4"
+        else:
+            entries = []
+            for c in active:
+                face = tape.roll(10, f"initiative {c.name}")
+                rolls[c.name] = face
+                delays = [d for hook in initiative.DELAY_RULES for d in hook(c, number, tape)]
+                entries.append(initiative.Roll(c.name, face, c.abilities.dexterity, sum(d[0] for d in delays)))
+            order = initiative.order_individual(entries)
+            rule = "ODD-INIT-1"
+        moves: list[dict[str, str]] = []
+        if number == 1 and rs.is_on("first_strike_reach_size"):
+            order, moves = initiative.apply_first_strike(order, {c.name: c for c in active})
+        text = " > ".join("=".join(slot) for slot in order)
+        return event(
+            EventType.INITIATIVE, number, dice=tape.take(), rule=rule, text=f"initiative: {text}",
+            data={"order": order, "rolls": rolls, "first_strike": moves},
+        )  # fmt: skip
+
+    def act(self, action: Action, dice: DiceSource) -> list[Event]:
+        """Resolve one combatant's action for this round (in initiative order)."""
+        need = self.needs()
+        if need != "action":
+            raise IllegalActionError(f"no action can be taken now (the fight needs: {need})")
+        expected = self.next_actor()
+        if action.actor != expected:
+            allowed = self._may_act_now(action.actor)
+            if not allowed:
+                raise IllegalActionError(f"it is {expected}'s turn, not {action.actor}'s")
+        added = self.push(resolve(self.state, action, dice))
+        added += self._maybe_end()
+        return added
+
+    def _may_act_now(self, name: str) -> bool:
+        """Combatants in the same initiative slot act simultaneously, in any order."""
+        expected = self.next_actor()
+        state = self.state
+        if name not in state.combatants or name in state.acted or expected is None:
+            return False
+        return state.slot_of(name) == state.slot_of(expected) and (
+            state[name].is_active() or name in state.may_act_though_down
+        )
+
+    def end_round(self, dice: DiceSource) -> list[Event]:
+        """Conditions that last to the end of the round expire; the round ends; maybe the fight does."""
+        if self.needs() not in {"end_round", "action"}:
+            raise IllegalActionError(f"cannot end the round now (the fight needs: {self.needs()})")
+        number = self.state.round
+        added: list[Event] = []
+        for hook in END_OF_ROUND:
+            added += self.push(hook(self.state, dice))
+        added += self.push(self._expiry_events(number))
+        added += self.push([event(EventType.ROUND_END, number, text=f"end of round {number}")])
+        if not self.is_over() and number >= self.setup.max_rounds:
+            added += self.push(
+                [event(EventType.FIGHT_END, number, text=f"round limit {number} reached",
+                       data={"winner": None, "reason": "round limit"})]
+            )  # fmt: skip
+        added += self._maybe_end()
+        return added
+
+    def _expiry_events(self, number: int) -> list[Event]:
+        out = []
+        for c in self.state.combatants.values():
+            for cond in list(c.conditions.values()):
+                if cond.until_round is not None and cond.until_round <= number:
+                    out.append(
+                        event(EventType.CONDITION, number, target=c.name, text=f"{c.name} is no longer {cond.name}",
+                              data={"condition": cond.name, "added": False})
+                    )  # fmt: skip
+        return out
+
+    def _maybe_end(self) -> list[Event]:
+        if self.is_over():
+            return []
+        standing = self.state.sides_standing()
+        if len(standing) > 1:
+            return []
+        winner = standing[0] if standing else None
+        return self.push(
+            [event(EventType.FIGHT_END, self.state.round, text=f"{winner or 'nobody'} wins",
+                   data={"winner": winner, "reason": "one side left" if winner else "no side left"})]
+        )  # fmt: skip
+
+    def step(self, choose: Callable[[FightState, str], Action], dice: DiceSource) -> list[Event]:
+        """Advance by one step, asking `choose` for any action needed."""
+        need = self.needs()
+        if need == "begin":
+            return self.begin(dice)
+        if need == "round":
+            return self.start_round(dice)
+        if need == "action":
+            actor = self.next_actor()
+            assert actor is not None
+            return self.act(choose(self.state, actor), dice)
+        if need == "end_round":
+            return self.end_round(dice)
+        return []
+
+    def result(self) -> FightResult:
+        return FightResult(self.state.winner, self.state.round, self.state.snapshot()["combatants"], self.events)
+
+
+@dataclass(frozen=True)
+class FightResult:
+    winner: str | None
+    rounds: int
+    combatants: list[dict[str, Any]]
+    events: list[Event]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "winner": self.winner,
+            "rounds": self.rounds,
+            "combatants": [
+                {k: c[k] for k in ("name", "side", "hp", "max_hp", "status", "subdual", "conditions")}
+                for c in self.combatants
+            ],
+            "events": [e.to_dict() for e in self.events],
+        }
+
+
+def run_fight(
+    setup: Setup,
+    dice: DiceSource,
+    choose: Callable[[FightState, str], Action] | None = None,
+    max_rounds: int | None = None,
+) -> Fight:
+    """Play a whole fight; `choose` decides each action (default: :func:`tactics.choose_action`)."""
+    from referee.engine import tactics
+
+    if max_rounds is not None:
+        from dataclasses import replace
+
+        setup = replace(setup, max_rounds=max_rounds)
+    fight = Fight(setup)
+    pick = choose or tactics.choose_action
+    steps = 0
+    limit = 10_000 + 1_000 * setup.max_rounds * max(1, len(setup.combatants))
+    while not fight.is_over():
+        fight.step(pick, dice)
+        steps += 1
+        if steps > limit:  # a bug guard: a fight must end (round limit)
+            raise RuntimeError("fight did not end")
+    return fight
+
+
+def replay(setup: Setup, events: Iterable[Event]) -> Fight:
+    """Rebuild a fight from its events alone: no dice, identical state."""
+    return Fight(setup, events)

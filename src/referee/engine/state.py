@@ -1,0 +1,298 @@
+"""The state of a fight: nothing but the fold of its events (:meth:`FightState.apply`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.engine.events import Event, EventType
+from referee.files import Setup
+from referee.model import Combatant
+
+ACTIVE = "active"
+UNCONSCIOUS = "unconscious"
+DEAD = "dead"
+FLED = "fled"
+
+
+@dataclass
+class Condition:
+    """A condition on a combatant; it ends at the end of round `until_round` (None: until removed)."""
+
+    name: str
+    until_round: int | None = None
+    source: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CombatantState:
+    spec: Combatant
+    hp: int = 0
+    max_hp: int = 0
+    subdual: int = 0
+    status: str = ACTIVE
+    conditions: dict[str, Condition] = field(default_factory=dict)
+    position: tuple[int, int] | None = None
+    armour_loss: int = 0
+    armour_destroyed: bool = False
+    shield_destroyed: bool = False
+    attackers_this_round: list[str] = field(default_factory=list)
+    deflections_used: int = 0
+    surprised: bool = False
+    last_charge_round: int | None = None
+    moved_this_round: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def side(self) -> str:
+        return self.spec.side
+
+    def is_active(self) -> bool:
+        return self.status == ACTIVE
+
+    def has(self, condition: str) -> bool:
+        return condition in self.conditions
+
+    def snapshot(self) -> dict[str, Any]:
+        """A plain summary, used by tests (replay equality) and the JSON output."""
+        return {
+            "name": self.name,
+            "side": self.side,
+            "hp": self.hp,
+            "max_hp": self.max_hp,
+            "subdual": self.subdual,
+            "status": self.status,
+            "conditions": {k: v.until_round for k, v in sorted(self.conditions.items())},
+            "position": list(self.position) if self.position else None,
+            "armour_loss": self.armour_loss,
+            "armour_destroyed": self.armour_destroyed,
+            "shield_destroyed": self.shield_destroyed,
+        }
+
+
+@dataclass
+class FightState:
+    """Where a fight stands. Change it only through :meth:`apply`."""
+
+    setup: Setup
+    combatants: dict[str, CombatantState] = field(default_factory=dict)
+    round: int = 0
+    phase: str = "setup"  # setup → rounds → over
+    order: list[list[str]] = field(default_factory=list)
+    acted: set[str] = field(default_factory=set)
+    current_slot: int = -1
+    may_act_though_down: set[str] = field(default_factory=set)
+    winner: str | None = None
+    free_round: bool = False
+    event_count: int = 0
+
+    @classmethod
+    def initial(cls, setup: Setup) -> FightState:
+        state = cls(setup)
+        for spec in setup.combatants:
+            state.combatants[spec.name] = CombatantState(spec=spec, position=spec.position)
+        return state
+
+    # --- queries -------------------------------------------------------------------------------
+
+    def __getitem__(self, name: str) -> CombatantState:
+        try:
+            return self.combatants[name]
+        except KeyError:
+            self.setup.combatant(name)  # raises the one-line error listing the names
+            raise
+
+    def active(self) -> list[CombatantState]:
+        return [c for c in self.combatants.values() if c.is_active()]
+
+    def living_enemies(self, name: str) -> list[CombatantState]:
+        side = self[name].side
+        return [c for c in self.active() if c.side != side]
+
+    def sides_standing(self) -> list[str]:
+        return [s for s in self.setup.sides if any(c.side == s for c in self.active())]
+
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def next_actor(self) -> str | None:
+        """The combatant whose turn it is, or None when everyone in this round's order has acted."""
+        for index, slot in enumerate(self.order):
+            for name in slot:
+                if name in self.acted:
+                    continue
+                c = self.combatants[name]
+                if c.is_active() and not (self.free_round and c.surprised):
+                    return name
+                if name in self.may_act_though_down and index == self.current_slot:
+                    return name  # ODD-INIT-3: a simultaneous action still happens
+        return None
+
+    def slot_of(self, name: str) -> int:
+        for index, slot in enumerate(self.order):
+            if name in slot:
+                return index
+        return -1
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "phase": self.phase,
+            "winner": self.winner,
+            "order": [list(s) for s in self.order],
+            "acted": sorted(self.acted),
+            "combatants": [c.snapshot() for c in self.combatants.values()],
+        }
+
+    # --- the one door ----------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        _APPLY[event.type](self, event)
+        self.event_count += 1
+
+    def apply_all(self, events: Iterable[Event]) -> None:
+        for e in events:
+            self.apply(e)
+
+
+def _setup(state: FightState, e: Event) -> None:
+    for name, hp in e.data["hp"].items():
+        c = state.combatants[name]
+        c.hp = c.max_hp = int(hp)
+    for name, conditions in e.data.get("conditions", {}).items():
+        for cond in conditions:
+            state.combatants[name].conditions[cond] = Condition(cond)
+
+
+def _surprise(state: FightState, e: Event) -> None:
+    for name in e.data.get("surprised", []):
+        state.combatants[name].surprised = True
+
+
+def _round_start(state: FightState, e: Event) -> None:
+    state.round = e.round
+    state.phase = "rounds"
+    state.free_round = bool(e.data.get("free_round", False))
+    state.order = [list(slot) for slot in e.data.get("order", [])]
+    state.acted = set()
+    state.current_slot = -1
+    state.may_act_though_down = set()
+    for c in state.combatants.values():
+        c.attackers_this_round = []
+        c.deflections_used = 0
+        c.moved_this_round = 0
+        if not state.free_round:
+            c.surprised = False
+
+
+def _initiative(state: FightState, e: Event) -> None:
+    state.order = [list(slot) for slot in e.data["order"]]
+
+
+def _action(state: FightState, e: Event) -> None:
+    if e.actor is None or e.data.get("free", False):
+        return
+    state.acted.add(e.actor)
+    slot = state.slot_of(e.actor)
+    if slot != state.current_slot:
+        state.current_slot = slot
+        state.may_act_though_down = set()
+    if e.data.get("kind") == "charge" or e.data.get("charge"):
+        state.combatants[e.actor].last_charge_round = e.round
+    moved = e.data.get("moved")
+    if moved:
+        state.combatants[e.actor].moved_this_round += int(moved)
+    if e.data.get("position") is not None:
+        state.combatants[e.actor].position = tuple(e.data["position"])  # type: ignore[assignment]
+
+
+def _attack(state: FightState, e: Event) -> None:
+    if e.target is None or e.actor is None:
+        return
+    target = state.combatants[e.target]
+    if e.actor not in target.attackers_this_round:
+        target.attackers_this_round.append(e.actor)
+    if e.data.get("deflection_used"):
+        target.deflections_used += int(e.data["deflection_used"])
+
+
+def _damage(state: FightState, e: Event) -> None:
+    assert e.target is not None and e.damage is not None
+    c = state.combatants[e.target]
+    if e.data.get("subdual"):
+        c.subdual += e.damage
+    else:
+        c.hp -= e.damage
+
+
+def _heal(state: FightState, e: Event) -> None:
+    assert e.target is not None and e.damage is not None
+    c = state.combatants[e.target]
+    if e.data.get("subdual"):
+        c.subdual = max(0, c.subdual - e.damage)
+    else:
+        c.hp = min(c.max_hp, c.hp + e.damage)
+    if e.data.get("status"):
+        c.status = str(e.data["status"])
+
+
+def _defeat(state: FightState, e: Event) -> None:
+    assert e.target is not None
+    state.combatants[e.target].status = str(e.data["status"])
+    if e.target not in state.acted and state.slot_of(e.target) == state.current_slot:
+        state.may_act_though_down.add(e.target)
+
+
+def _condition(state: FightState, e: Event) -> None:
+    assert e.target is not None
+    c = state.combatants[e.target]
+    name = str(e.data["condition"])
+    if e.data.get("added", True):
+        c.conditions[name] = Condition(name, e.data.get("until_round"), e.actor, dict(e.data.get("extra", {})))
+    else:
+        c.conditions.pop(name, None)
+
+
+def _armour(state: FightState, e: Event) -> None:
+    assert e.target is not None
+    c = state.combatants[e.target]
+    c.armour_loss += int(e.data.get("armour_loss", 0))
+    c.armour_destroyed = c.armour_destroyed or bool(e.data.get("armour_destroyed"))
+    c.shield_destroyed = c.shield_destroyed or bool(e.data.get("shield_destroyed"))
+
+
+def _nothing(state: FightState, e: Event) -> None:
+    return None
+
+
+def _round_end(state: FightState, e: Event) -> None:
+    state.order = []
+    state.free_round = False
+
+
+def _fight_end(state: FightState, e: Event) -> None:
+    state.phase = "over"
+    state.winner = e.data.get("winner")
+
+
+_APPLY: dict[EventType, Callable[[FightState, Event], None]] = {
+    EventType.SETUP: _setup,
+    EventType.SURPRISE: _surprise,
+    EventType.ROUND_START: _round_start,
+    EventType.INITIATIVE: _initiative,
+    EventType.ATTACK: _attack,
+    EventType.DAMAGE: _damage,
+    EventType.HEAL: _heal,
+    EventType.DEFEAT: _defeat,
+    EventType.CONDITION: _condition,
+    EventType.ACTION: _action,
+    EventType.CHECK: _nothing,
+    EventType.ARMOUR: _armour,
+    EventType.ROUND_END: _round_end,
+    EventType.FIGHT_END: _fight_end,
+}

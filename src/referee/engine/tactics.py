@@ -1,0 +1,47 @@
+"""Choices for combatants nobody steers (a whole fight from `referee fight`, simulations).
+
+The rule is deliberately simple and documented: attack the living enemy with the fewest hit points
+(ties: the first in the encounter file), with the first carried weapon that can legally reach it
+(a missile weapon at range, a melee weapon otherwise); if no attack is legal, wait.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from referee.engine.actions import Action, Attack, Wait
+from referee.engine.resolve import attack_context
+from referee.engine.state import FightState
+from referee.errors import IllegalActionError
+from referee.rules.attack import plan_attack
+
+# Rules that force a different choice (a held creature tries to break free, ODD-GRAP-4) register here;
+# the first that returns an action wins.
+OVERRIDES: list[Callable[[FightState, str], Action | None]] = []
+
+
+def choose_target(state: FightState, actor: str) -> str | None:
+    enemies = state.living_enemies(actor)
+    if not enemies:
+        return None
+    order = {c.name: i for i, c in enumerate(state.setup.combatants)}
+    return min(enemies, key=lambda c: (c.hp - c.subdual, order[c.name])).name
+
+
+def choose_action(state: FightState, actor: str) -> Action:
+    for override in OVERRIDES:
+        action = override(state, actor)
+        if action is not None:
+            return action
+    target = choose_target(state, actor)
+    if target is None:
+        return Wait(actor, "has no enemy left to fight")
+    spec = state[actor].spec
+    for weapon in [w.name for w in spec.weapons] or [None]:
+        candidate = Attack(actor, target=target, weapon=weapon)
+        try:
+            plan_attack(attack_context(state, candidate))
+        except IllegalActionError:
+            continue
+        return candidate
+    return Wait(actor, "cannot reach an enemy")

@@ -1,0 +1,277 @@
+"""Encounter and ruleset files: safe YAML loading, schema validation, one-line errors.
+
+Only `yaml.safe_load` is used: nothing in a file can run code or read other files. Files are capped in
+size and in YAML aliases (an "alias bomb" is refused before it expands).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from referee import catalog
+from referee.errors import EncounterFileError, OptionError
+from referee.model import (
+    ArmourSpec,
+    Combatant,
+    CombatantSpec,
+    EncounterSpec,
+    ShieldSpec,
+    SurpriseSpec,
+    Weapon,
+    WeaponKind,
+    WeaponSpec,
+    expand_names,
+    hit_dice_count,
+    hit_dice_expression,
+)
+from referee.rules.ruleset import Ruleset, load_ruleset
+
+MAX_FILE_BYTES = 1_000_000
+MAX_ALIASES = 100
+MAX_COMBATANTS = 200
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything fixed about an encounter before the first die: the combatants and the rules."""
+
+    name: str
+    ruleset: Ruleset
+    combatants: tuple[Combatant, ...]
+    sides: tuple[str, ...]
+    surprise: SurpriseSpec | None = None
+    max_rounds: int = 100
+    distance: int = 5
+    environment: Mapping[str, Any] = field(default_factory=dict)
+    source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def combatant(self, name: str) -> Combatant:
+        for c in self.combatants:
+            if c.name == name:
+                return c
+        from referee.errors import IllegalActionError
+
+        raise IllegalActionError(
+            f"no combatant called {name!r}; combatants: {', '.join(c.name for c in self.combatants)}"
+        )
+
+    def enemies_of(self, name: str) -> list[Combatant]:
+        side = self.combatant(name).side
+        return [c for c in self.combatants if c.side != side]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The encounter file's content (with the ruleset frozen in), enough to rebuild this setup."""
+        data = dict(self.source)
+        data["ruleset"] = self.ruleset.name
+        data["options"] = dict(self.ruleset.overrides())
+        return data
+
+
+def read_yaml(path: Path) -> Any:
+    """Read a YAML file safely, with size and alias limits and a one-line error naming the file."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise EncounterFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise EncounterFileError(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise EncounterFileError(f"{path}: cannot read: {exc.strerror}") from None
+    return parse_yaml_bytes(raw, str(path))
+
+
+def parse_yaml_bytes(raw: bytes, where: str) -> Any:
+    if len(raw) > MAX_FILE_BYTES:
+        raise EncounterFileError(f"{where}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EncounterFileError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        aliases = sum(isinstance(t, yaml.AliasToken) for t in yaml.scan(text, Loader=yaml.SafeLoader))
+        if aliases > MAX_ALIASES:
+            raise EncounterFileError(f"{where}: {aliases} YAML aliases; the limit is {MAX_ALIASES}")
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        place = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
+        raise EncounterFileError(f"{where}: bad YAML at {place}: {exc.problem}") from None
+    except yaml.YAMLError as exc:
+        raise EncounterFileError(f"{where}: bad YAML: {exc}") from None
+    except RecursionError:
+        raise EncounterFileError(f"{where}: YAML nests too deeply") from None
+
+
+def describe_validation_error(exc: ValidationError, where: str) -> str:
+    """One line: `file: sides.1.combatants.0.hp: Input should be greater than or equal to 1`."""
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-after"))
+    msg = err["msg"].removeprefix("Value error, ")
+    more = f" (and {len(exc.errors()) - 1} more problems)" if len(exc.errors()) > 1 else ""
+    return f"{where}: {loc + ': ' if loc else ''}{msg}{more}"
+
+
+def load_encounter(path: str | Path) -> Setup:
+    """Read an encounter file and resolve it into a :class:`Setup`."""
+    path = Path(path)
+    data = read_yaml(path)
+    return setup_from_data(data, str(path), base_dir=path.parent)
+
+
+def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None = None) -> Setup:
+    """Validate encounter data (as read from YAML or JSON) and resolve it against the catalog."""
+    if not isinstance(data, dict):
+        raise EncounterFileError(f"{where}: expected a mapping with `sides`, got {type(data).__name__}")
+    try:
+        spec = EncounterSpec.model_validate(data)
+    except ValidationError as exc:
+        raise EncounterFileError(describe_validation_error(exc, where)) from None
+    try:
+        ruleset = load_ruleset(spec.ruleset, spec.options, base_dir)
+    except OptionError as exc:
+        raise EncounterFileError(f"{where}: {exc}") from None
+    combatants: list[Combatant] = []
+    for s, side in enumerate(spec.sides):
+        for c, cspec in enumerate(side.combatants):
+            place = f"{where}: sides.{s}.combatants.{c}"
+            combatants.extend(resolve_combatant(cspec, side.name, place))
+    if len(combatants) > MAX_COMBATANTS:
+        raise EncounterFileError(f"{where}: {len(combatants)} combatants; the limit is {MAX_COMBATANTS}")
+    source = json.loads(json.dumps(data, default=str))
+    return Setup(
+        name=spec.name,
+        ruleset=ruleset,
+        combatants=tuple(combatants),
+        sides=tuple(side.name for side in spec.sides),
+        surprise=spec.surprise,
+        max_rounds=spec.max_rounds,
+        distance=spec.distance,
+        environment=dict(spec.environment),
+        source=source,
+    )
+
+
+def resolve_weapon(item: str | WeaponSpec, where: str) -> Weapon:
+    """Merge a weapon given by name or by fields with the catalog entry of the same name."""
+    given = WeaponSpec(name=item) if isinstance(item, str) else item
+    base = catalog.weapon(given.name)
+    if base is None and given.damage is None:
+        raise EncounterFileError(
+            f"{where}: unknown weapon {given.name!r}; give its damage (e.g. {{name: {given.name}, damage: 1d6}})"
+            " or use a catalog weapon (`referee catalog`)"
+        )
+    merged: dict[str, Any] = base.model_dump(exclude_none=True) if base else {}
+    merged.update(given.model_dump(exclude_none=True, exclude_defaults=True))
+    merged["name"] = given.name
+    merged.setdefault("kind", WeaponKind.MELEE)
+    if merged.get("type") is not None:
+        merged["type"] = tuple(merged["type"])
+    return Weapon.model_validate(merged)
+
+
+def _resolve_armour(item: str | ArmourSpec | None, where: str) -> ArmourSpec | None:
+    if item is None:
+        return None
+    given = ArmourSpec(name=item) if isinstance(item, str) else item
+    base = catalog.armour(given.name)
+    if base is None and given.ac_bonus is None and given.ac is None:
+        raise EncounterFileError(f"{where}: unknown armour {given.name!r}; give ac_bonus or ac, or use a catalog armour")
+    merged: dict[str, Any] = base.model_dump() if base else {}
+    merged.update(given.model_dump(exclude_none=True, exclude_defaults=True))
+    merged["name"] = given.name
+    # one value gives the other: AAC = 20 - DAC (RULES.md 1.3)
+    if merged.get("ac_bonus") is None and merged.get("ac") is not None:
+        merged["ac_bonus"] = 10 - merged["ac"]
+    if merged.get("ac") is None and merged.get("ac_bonus") is not None:
+        merged["ac"] = 10 - merged["ac_bonus"]
+    return ArmourSpec.model_validate(merged)
+
+
+def _resolve_shield(item: str | ShieldSpec | None, where: str) -> ShieldSpec | None:
+    if item is None:
+        return None
+    given = ShieldSpec(name=item) if isinstance(item, str) else item
+    base = catalog.shield(given.name)
+    if base is None and given.bonus is None and given.deflection is None:
+        raise EncounterFileError(f"{where}: unknown shield {given.name!r}; use small/medium/large/tower shield")
+    merged: dict[str, Any] = base.model_dump() if base else {"bonus": 1, "attackers": 1, "deflection": 1, "uses": 1}
+    merged.update(given.model_dump(exclude_none=True, exclude_defaults=True))
+    merged["name"] = given.name
+    return ShieldSpec.model_validate(merged)
+
+
+def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combatant]:
+    """One spec (maybe with `count`) → resolved combatants, numbered when there are several."""
+    weapons = tuple(resolve_weapon(w, f"{where}.weapons.{i}") for i, w in enumerate(spec.weapons))
+    armour = _resolve_armour(spec.armour, f"{where}.armour")
+    shield = _resolve_shield(spec.shield, f"{where}.shield")
+    is_monster = spec.is_monster
+    hd = hit_dice_count(spec.hit_dice) if spec.hit_dice else 0
+    if spec.attack_bonus is not None:
+        bonus = spec.attack_bonus
+    elif is_monster:
+        bonus = hd  # ODD-BTH-2: a monster's basic to-hit bonus is its number of hit dice
+    else:
+        bonus = max(0, (spec.level or 1) - 1)  # GAP-CLASS-BTH fallback: warriors level - 1
+    if spec.hit_dice:
+        hp_dice: str | None = hit_dice_expression(spec.hit_dice)
+    elif spec.hit_die and spec.level:
+        hp_dice = f"{spec.level}{spec.hit_die}"  # ODD-HD-1: L dice of the class's type
+    else:
+        hp_dice = None
+    return [
+        Combatant(
+            name=name,
+            side=side,
+            is_monster=is_monster,
+            level=spec.level or 0,
+            attack_bonus=bonus,
+            hit_dice=hd,
+            hp=spec.hp,
+            hp_dice=hp_dice,
+            abilities=spec.abilities,
+            size=spec.size,
+            move=spec.move,
+            swim=spec.swim,
+            fly=spec.fly,
+            aquatic=spec.aquatic,
+            armour=armour,
+            shield=shield,
+            ac=spec.ac,
+            natural_armour=spec.natural_armour,
+            protection=tuple(spec.protection),
+            proficiencies=tuple(spec.proficiencies),
+            weapons=weapons,
+            position=spec.position,
+            conditions=tuple(spec.conditions),
+            proficient=spec.proficient,
+            hidden=spec.hidden,
+        )
+        for name in expand_names(spec)
+    ]
+
+
+def load_ruleset_file(path: Path) -> Ruleset:
+    """A house-rules file: `preset: odd` then `options: {critical_hits: max_plus_half_level}`."""
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise EncounterFileError(f"{path}: expected a mapping with `preset` and `options`")
+    unknown = set(data) - {"preset", "options", "name", "description"}
+    if unknown:
+        raise EncounterFileError(f"{path}: unknown key {sorted(unknown)[0]!r}; a ruleset file has preset and options")
+    options = data.get("options") or {}
+    if not isinstance(options, dict):
+        raise EncounterFileError(f"{path}: options must be a mapping of option: variant")
+    try:
+        return Ruleset.preset(str(data.get("preset", "odd"))).with_options(
+            **{str(k): v for k, v in options.items()}
+        )
+    except OptionError as exc:
+        raise EncounterFileError(f"{path}: {exc}") from None

@@ -1,0 +1,345 @@
+"""The things a fight is made of, validated on load with pydantic.
+
+`*Spec` classes are what an encounter file says (field names are the file's contract). :class:`Combatant`
+is a spec resolved against the catalog: weapons, armour and shield filled in, derived numbers known.
+The changing state of a fight (hit points, conditions) lives in :mod:`referee.engine.state`.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import IntEnum, StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from referee.dice import parse_dice
+from referee.errors import DiceError
+
+
+class Size(IntEnum):
+    """Size ladder (GAP-SIZE): halfling Small, human Medium, troll and stone giant Large."""
+
+    TINY = 0
+    SMALL = 1
+    MEDIUM = 2
+    LARGE = 3
+    HUGE = 4
+    GARGANTUAN = 5
+
+    @classmethod
+    def parse(cls, value: Any) -> Size:
+        if isinstance(value, Size):
+            return value
+        if isinstance(value, int):
+            return cls(value)
+        try:
+            return cls[str(value).strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown size {value!r}; sizes: {', '.join(s.name.lower() for s in cls)}") from None
+
+
+class WeaponKind(StrEnum):
+    MELEE = "melee"
+    THROWN = "thrown"  # ODD-RANGED-2: Str adds to damage
+    PROPELLED = "propelled"  # ODD-RANGED-2: no Str to damage
+
+
+class DamageType(StrEnum):
+    THRUSTING = "thrusting"
+    SLASHING = "slashing"
+    CRUSHING = "crushing"
+
+
+class Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+def _check_dice(value: Any) -> str:
+    text = str(value).strip()
+    try:
+        parse_dice(text)
+    except DiceError as exc:
+        raise ValueError(str(exc)) from None
+    return text
+
+
+class WeaponSpec(Spec):
+    """A weapon; any field not given is taken from the catalog entry of the same name."""
+
+    name: Annotated[str, Field(min_length=1, max_length=80)]
+    damage: str | None = None
+    kind: WeaponKind | None = None
+    range: Annotated[int, Field(ge=0, le=10000)] | None = None  # range increment in feet
+    reach: Annotated[int, Field(ge=0, le=100)] | None = None  # feet
+    type: list[DamageType] | None = None
+    two_handed: bool | None = None
+    set_vs_charge: bool | None = None
+    throwable: bool | None = None  # a melee weapon that may also be thrown (dagger, spear)
+    natural: bool | None = None  # claws, bites, a monk's strikes: never pummelling (ODD-UNARMED-2)
+    to_hit: Annotated[int, Field(ge=-20, le=20)] = 0  # magic weapon bonus (ODD-MELEE-3)
+    damage_bonus: Annotated[int, Field(ge=-20, le=20)] = 0
+    bolt: bool | None = None  # crossbow bolts fly on to long range (ODD-RANGED-5)
+    assumed: bool = False  # catalog value not given by the seeds
+
+    @field_validator("damage")
+    @classmethod
+    def _damage_is_dice(cls, value: str | None) -> str | None:
+        return None if value is None else _check_dice(value)
+
+
+class ArmourSpec(Spec):
+    """Worn armour: its ascending AC bonus and its descending AC value (AAC = 20 - DAC, RULES.md 1.3)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=80)]
+    ac_bonus: Annotated[int, Field(ge=-10, le=30)] | None = None  # ascending: +5 for chain (ODD-AC-ARMOR)
+    ac: Annotated[int, Field(ge=-30, le=10)] | None = None  # descending value: chain 5 (DAC-EQ-1)
+    enhancement: Annotated[int, Field(ge=0, le=10)] = 0
+    magical: bool = False
+    assumed: bool = False
+
+
+class ShieldSpec(Spec):
+    name: Annotated[str, Field(min_length=1, max_length=80)]
+    attackers: Annotated[int, Field(ge=0, le=10)] | None = None  # ODD-AC-SHIELD: small 1, medium 2, large 3
+    bonus: Annotated[int, Field(ge=0, le=10)] | None = None  # +1 AC (ODD-AC-SHIELD)
+    deflection: Annotated[int, Field(ge=0, le=10)] | None = None  # DAC-DEFL-1
+    uses: Annotated[int, Field(ge=0, le=10)] | None = None  # DAC-DEFL-3 (GAP-SHIELD-USES)
+    enhancement: Annotated[int, Field(ge=0, le=10)] = 0
+    magical: bool = False
+    assumed: bool = False
+
+
+class ProtectionSpec(Spec):
+    """A ring, cloak or spell that improves AC (ODD-AC-MAGIC-1; DAC enhancement)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=80)]
+    enhancement: Annotated[int, Field(ge=-10, le=10)] = 1
+
+
+class Abilities(Spec):
+    strength: Annotated[int, Field(ge=1, le=25, alias="str")] = 10
+    dexterity: Annotated[int, Field(ge=1, le=25, alias="dex")] = 10
+    constitution: Annotated[int, Field(ge=1, le=25, alias="con")] = 10
+    intelligence: Annotated[int, Field(ge=1, le=25, alias="int")] = 10
+    wisdom: Annotated[int, Field(ge=1, le=25, alias="wis")] = 10
+    charisma: Annotated[int, Field(ge=1, le=25, alias="cha")] = 10
+
+
+_HD = re.compile(r"^\s*(\d+)\s*(?:d\s*(\d+))?\s*([+-]\s*\d+)?\s*$")
+
+
+class CombatantSpec(Spec):
+    """One combatant (or `count` identical ones) as the encounter file gives it."""
+
+    name: Annotated[str, Field(min_length=1, max_length=60)]
+    count: Annotated[int, Field(ge=1, le=100)] = 1
+    kind: Literal["character", "monster"] | None = None
+    level: Annotated[int, Field(ge=0, le=40)] | None = None
+    attack_bonus: Annotated[int, Field(ge=-10, le=40)] | None = None
+    hit_dice: str | int | None = None  # monsters: "5d8", "3+1", 5 (d8s), "1d6"
+    hit_die: str | None = None  # characters: the class die, e.g. "d10"; hp = level such dice
+    hp: Annotated[int, Field(ge=1, le=10000)] | None = None
+    abilities: Abilities = Abilities()
+    size: Size = Size.MEDIUM
+    move: Annotated[int, Field(ge=0, le=1000)] = 30
+    swim: Annotated[int, Field(ge=0, le=1000)] | None = None
+    fly: Annotated[int, Field(ge=0, le=1000)] | None = None
+    aquatic: bool = False
+    armour: str | ArmourSpec | None = None
+    shield: str | ShieldSpec | None = None
+    ac: Annotated[int, Field(ge=-30, le=60)] | None = None  # explicit AC in the ruleset's convention
+    natural_armour: Annotated[int, Field(ge=-30, le=10)] | None = None  # DAC-NAT-1
+    protection: list[ProtectionSpec] = []
+    proficiencies: list[str] = []
+    weapons: list[str | WeaponSpec] = []
+    position: tuple[int, int] | None = None  # squares on a 5-foot grid (ODD-MOVE-4)
+    conditions: list[str] = []
+    proficient: bool = True
+    hidden: bool = False  # not shown on the players' view
+
+    @field_validator("size", mode="before")
+    @classmethod
+    def _size(cls, value: Any) -> Size:
+        return Size.parse(value)
+
+    @field_validator("hit_dice")
+    @classmethod
+    def _hit_dice(cls, value: str | int | None) -> str | None:
+        if value is None:
+            return None
+        if isinstance(value, int):
+            if value < 0 or value > 100:
+                raise ValueError("hit_dice must be between 0 and 100")
+            return f"{value}d8" if value else "1d4"
+        if not _HD.match(value):
+            raise ValueError(f"hit_dice {value!r} is not like '5d8', '3+1' or 5")
+        return value.replace(" ", "")
+
+    @field_validator("hit_die")
+    @classmethod
+    def _hit_die(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        text = value.strip().lower()
+        if not re.fullmatch(r"1?d\d+", text):
+            raise ValueError(f"hit_die {value!r} is not one die like 'd10'")
+        return text.removeprefix("1")
+
+    @model_validator(mode="after")
+    def _needs_hit_points(self) -> CombatantSpec:
+        if self.hp is None and self.hit_dice is None and (self.hit_die is None or self.level is None):
+            raise ValueError(f"{self.name}: give hp, hit_dice, or level with hit_die")
+        return self
+
+    @property
+    def is_monster(self) -> bool:
+        if self.kind is not None:
+            return self.kind == "monster"
+        return self.hit_dice is not None and self.level is None
+
+
+class SideSpec(Spec):
+    name: Annotated[str, Field(min_length=1, max_length=60)]
+    combatants: Annotated[list[CombatantSpec], Field(min_length=1)]
+
+
+class SurpriseSpec(Spec):
+    """The referee's surprise ruling (ODD-SURP-1..3): who may be surprised and how they check."""
+
+    possible: bool = True
+    sides: list[str] = []  # sides that could be surprised
+    check: Literal["per_side", "per_combatant"] = "per_side"
+    modifiers: dict[str, int] = {}  # side name -> modifier to its Wisdom checks (ODD-SURP-3)
+
+
+class EncounterSpec(Spec):
+    name: Annotated[str, Field(min_length=1, max_length=120)] = "Encounter"
+    ruleset: str = "odd"
+    options: dict[str, Any] = {}
+    sides: Annotated[list[SideSpec], Field(min_length=2, max_length=20)]
+    surprise: SurpriseSpec | None = None
+    max_rounds: Annotated[int, Field(ge=1, le=1000)] = 100
+    distance: Annotated[int, Field(ge=0, le=10000)] = 5  # feet between the sides when nobody has a position
+    environment: dict[str, Any] = {}
+
+    @model_validator(mode="after")
+    def _names_are_unique(self) -> EncounterSpec:
+        seen: set[str] = set()
+        for side in self.sides:
+            if side.name in seen:
+                raise ValueError(f"two sides are called {side.name!r}")
+            seen.add(side.name)
+        names: set[str] = set()
+        for side in self.sides:
+            for c in side.combatants:
+                for name in expand_names(c):
+                    if name in names:
+                        raise ValueError(f"two combatants are called {name!r}")
+                    names.add(name)
+        if self.surprise is not None:
+            for name in [*self.surprise.sides, *self.surprise.modifiers]:
+                if name not in seen:
+                    raise ValueError(f"surprise names side {name!r}, which is not in the encounter")
+        return self
+
+
+def expand_names(spec: CombatantSpec) -> list[str]:
+    """`count: 3` of Goblin → Goblin 1, Goblin 2, Goblin 3."""
+    if spec.count == 1:
+        return [spec.name]
+    return [f"{spec.name} {i}" for i in range(1, spec.count + 1)]
+
+
+def hit_dice_count(hit_dice: str) -> int:
+    """Number of hit dice: "5d8" → 5, "3+1" → 3, "1d6" → 1 (ODD-BTH-2, GAP-FRACTIONAL-HD)."""
+    match = _HD.match(hit_dice)
+    return int(match.group(1)) if match else 0
+
+
+def hit_dice_expression(hit_dice: str) -> str:
+    """"3+1" → "3d8+1"; "5d8" unchanged (ODD-HD-2)."""
+    match = _HD.match(hit_dice)
+    if match is None:
+        return hit_dice
+    count, sides, plus = match.groups()
+    return f"{count}d{sides or 8}{(plus or '').replace(' ', '')}"
+
+
+class Weapon(Spec):
+    """A weapon with every field filled in (catalog merged with the encounter file's overrides)."""
+
+    name: str
+    damage: str
+    kind: WeaponKind
+    range: int | None = None
+    reach: int = 5
+    type: tuple[DamageType, ...] = ()
+    two_handed: bool = False
+    set_vs_charge: bool = False
+    throwable: bool = False
+    natural: bool = False
+    to_hit: int = 0
+    damage_bonus: int = 0
+    bolt: bool = False
+    assumed: bool = False
+
+    @property
+    def is_ranged(self) -> bool:
+        return self.kind is not WeaponKind.MELEE
+
+    def can_throw(self) -> bool:
+        return self.kind is WeaponKind.THROWN or self.throwable
+
+
+class Combatant(Spec):
+    """A combatant as the engine sees it: one named creature with its gear resolved."""
+
+    name: str
+    side: str
+    is_monster: bool
+    level: int = 0
+    attack_bonus: int = 0  # basic to-hit bonus (ODD-BTH-1, ODD-BTH-2)
+    hit_dice: int = 0
+    hp: int | None = None  # fixed hit points, or None to roll `hp_dice`
+    hp_dice: str | None = None
+    abilities: Abilities = Abilities()
+    size: Size = Size.MEDIUM
+    move: int = 30
+    swim: int | None = None
+    fly: int | None = None
+    aquatic: bool = False
+    armour: ArmourSpec | None = None
+    shield: ShieldSpec | None = None
+    ac: int | None = None
+    natural_armour: int | None = None
+    protection: tuple[ProtectionSpec, ...] = ()
+    proficiencies: tuple[str, ...] = ()
+    weapons: tuple[Weapon, ...] = ()
+    position: tuple[int, int] | None = None
+    conditions: tuple[str, ...] = ()
+    proficient: bool = True
+    hidden: bool = False
+
+    @property
+    def crit_level(self) -> int:
+        """Level for MF-CRIT-2: character level, or hit dice for monsters (GAP-MONSTER-LEVEL)."""
+        return self.hit_dice if self.is_monster else self.level
+
+    def weapon(self, name: str | None) -> Weapon:
+        """The named weapon, the first one carried, or bare hands."""
+        from referee.errors import IllegalActionError
+
+        if name is None:
+            return self.weapons[0] if self.weapons else UNARMED
+        for w in self.weapons:
+            if w.name.lower() == name.lower():
+                return w
+        if name.lower() in {"unarmed", "fist", "hands"}:
+            return UNARMED
+        raise IllegalActionError(
+            f"{self.name} has no weapon {name!r}; carried: {', '.join(w.name for w in self.weapons) or 'none'}"
+        )
+
+
+UNARMED = Weapon(name="unarmed", damage="1d2", kind=WeaponKind.MELEE, type=(DamageType.CRUSHING,))

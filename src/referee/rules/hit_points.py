@@ -1,0 +1,29 @@
+"""Hit points, defeat and subdual damage (ODD-HP-1, GAP-HP-ZERO, GAP-SUBDUAL, MF-KO-1)."""
+
+from __future__ import annotations
+
+from referee.rules.ruleset import Ruleset
+
+ACTIVE = "active"
+UNCONSCIOUS = "unconscious"
+DEAD = "dead"
+
+
+def status_after_damage(
+    hp_after: int, subdual_after: int, is_monster: bool, ruleset: Ruleset, knockout: bool = False
+) -> str:
+    """The status a combatant has with these hit points.
+
+    ODD-HP-1 with GAP-HP-ZERO (option `zero_hp`): monsters die at 0; characters fall unconscious from
+    0 to -9 and die at -10, or everyone dies at 0. MF-KO-1: a knock-out leaves the target unconscious.
+    GAP-SUBDUAL: subdual damage at or above the current hit points knocks out.
+    """
+    if hp_after <= 0:
+        if knockout:
+            return UNCONSCIOUS
+        if ruleset["zero_hp"] == "die_at_zero" or is_monster:
+            return DEAD
+        return DEAD if hp_after <= -10 else UNCONSCIOUS
+    if subdual_after >= hp_after:
+        return UNCONSCIOUS
+    return ACTIVE
