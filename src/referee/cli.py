@@ -25,6 +25,10 @@ app = typer.Typer(
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
+# typer ships its own click; reach its exception classes through the public BadParameter.
+UsageError: type[Exception] = typer.BadParameter.__mro__[1]
+ClickException: type[Exception] = typer.BadParameter.__mro__[2]
+
 
 def fail(message: str) -> NoReturn:
     """Print one line naming the problem and exit with status 2."""
@@ -93,13 +97,26 @@ def catalog(
 def main() -> None:
     """Entry point: run the app, turning the library's errors into one line and exit status 2."""
     try:
-        app()
+        code = app(standalone_mode=False)
+    except UsageError as exc:
+        ctx = getattr(exc, "ctx", None)
+        where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        message = exc.format_message()  # type: ignore[attr-defined]
+        err_console.print(f"error: {message}{where}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except ClickException as exc:
+        err_console.print(f"error: {exc.format_message()}", markup=False, highlight=False, soft_wrap=True)  # type: ignore[attr-defined]
+        sys.exit(getattr(exc, "exit_code", 1))
+    except typer.Abort:
+        err_console.print("interrupted")
+        sys.exit(130)
     except RefereeError as exc:
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 # Commands that live in their own modules register themselves on `app` when imported.

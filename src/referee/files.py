@@ -111,11 +111,21 @@ def parse_yaml_bytes(raw: bytes, where: str) -> Any:
 
 def describe_validation_error(exc: ValidationError, where: str) -> str:
     """One line: `file: sides.1.combatants.0.hp: Input should be greater than or equal to 1`."""
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-after"))
+    # Union fields report one error per member; the deepest one is the one the user meant.
+    err = max(exc.errors(), key=lambda e: len(e["loc"]))
+    loc = ".".join(str(p) for p in err["loc"] if not _is_type_tag(p))
     msg = err["msg"].removeprefix("Value error, ")
     more = f" (and {len(exc.errors()) - 1} more problems)" if len(exc.errors()) > 1 else ""
     return f"{where}: {loc + ': ' if loc else ''}{msg}{more}"
+
+
+_TYPE_TAGS = ("str", "int", "bool", "float", "list[", "dict[", "tuple[", "function-", "literal[")
+
+
+def _is_type_tag(part: object) -> bool:
+    """Pydantic puts the union member's type in an error's location; users never wrote that."""
+    text = str(part)
+    return isinstance(part, str) and (text.startswith(_TYPE_TAGS) or text[:1].isupper() and "Spec" in text)
 
 
 def load_encounter(path: str | Path) -> Setup:

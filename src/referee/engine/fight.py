@@ -257,6 +257,8 @@ class Fight:
     def _maybe_end(self) -> list[Event]:
         if self.is_over():
             return []
+        if self.state.may_act_though_down - self.state.acted:
+            return []  # ODD-INIT-3: simultaneous actions of the same slot still happen first
         standing = self.state.sides_standing()
         if len(standing) > 1:
             return []

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from referee.checks import Modifier, describe
+from referee.checks import Modifier
 from referee.rules import abilities
 from referee.rules.context import AC_RULES, DEFENCE_LOSS_RULES, AttackContext, AttackForm, DefenceLoss
 from referee.rules.ruleset import Ruleset
@@ -42,7 +42,7 @@ class ArmourClass:
     def breakdown(self) -> str:
         base, *rest = self.components or (Modifier(self.value, "", "AC"),)
         text = f"AC {self.value} = {base.value} {base.reason} [{base.rule}]"
-        extra = describe(rest)
+        extra = " ".join(str(m) for m in rest)  # zero entries say what was lost and why
         floor = " (floor 1, ODD-AC-2)" if self.floored else ""
         return text + (" " + extra if extra else "") + floor
 

@@ -1,0 +1,110 @@
+"""Dice: d20 notation, our own sources, limits and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.dice import LIMITS, DiceTape, RandomDice, ScriptedDice, parse_dice, parse_script, roll
+from referee.errors import DiceError, DiceExhaustedError
+
+
+def test_rolls_through_our_source_and_records_every_die() -> None:
+    result = roll("2d6+1d4-1", ScriptedDice([3, 5, 2]))
+    assert result.total == 3 + 5 + 2 - 1
+    assert [(d.sides, d.value) for d in result.dice] == [(6, 3), (6, 5), (4, 2)]
+
+
+def test_keep_highest_keeps_the_best_dice() -> None:
+    assert roll("4d6kh3", ScriptedDice([1, 6, 4, 3])).total == 13
+    assert roll("2d20kl1", ScriptedDice([17, 4])).total == 4
+
+
+def test_percent_die_is_a_d100_not_tens() -> None:
+    result = roll("1d%", ScriptedDice([77]))
+    assert result.total == 77
+    assert result.dice[0].sides == 100
+
+
+def test_same_seed_same_faces() -> None:
+    a = [roll("3d6", RandomDice(42)).total for _ in range(1)]
+    first = RandomDice(42)
+    second = RandomDice(42)
+    assert [first.roll(20, "") for _ in range(50)] == [second.roll(20, "") for _ in range(50)]
+    assert a
+
+
+def test_bounds_of_an_expression() -> None:
+    expr = parse_dice("1d8+1")
+    assert (expr.minimum, expr.maximum) == (2, 9)
+    assert parse_dice("4d6kh3").maximum == 18
+    assert parse_dice("-1d6").minimum == -6
+
+
+def test_linear_form() -> None:
+    groups, constant = parse_dice("2d6+1d4-1").linear() or ([], 0)
+    assert [(g.count, g.sides) for g in groups] == [(2, 6), (1, 4)]
+    assert constant == -1
+    assert parse_dice("4d6kh3").linear() is None
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("1d0", "at least 1 face"),
+        ("1d", "unexpected the end"),
+        ("x" * (LIMITS.max_length + 1), "characters long"),
+        ("1d1001", "more than 1000 faces"),
+        ("1001d6", "more than 1000 dice"),
+        ("1d6>3", "unsupported operator"),
+        ("1d6ro1", "keep/drop"),
+        ("1d6é", "ASCII"),
+        ("", "empty"),
+        ("1.5", "not whole"),
+        ("(" * 25 + "1" + ")" * 25, "nests deeper"),
+        ("3/0", "divides by zero"),
+    ],
+)
+def test_bad_expressions_are_one_line_dice_errors(text: str, fragment: str) -> None:
+    with pytest.raises(DiceError) as info:
+        parse_dice(text)
+    assert fragment in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_at_the_limits_expressions_are_accepted() -> None:
+    assert parse_dice(f"{LIMITS.max_dice}d6").maximum == 6 * LIMITS.max_dice
+    assert parse_dice(f"1d{LIMITS.max_faces}").maximum == LIMITS.max_faces
+
+
+def test_scripted_die_outside_the_faces_is_refused() -> None:
+    with pytest.raises(DiceError, match="not a face of a d8"):
+        roll("1d8", ScriptedDice([9]))
+
+
+def test_scripted_dice_hand_over_to_the_random_source() -> None:
+    source = ScriptedDice([4, None], then=RandomDice(1))
+    assert source.roll(6, "") == 4
+    assert 1 <= source.roll(6, "") <= 6
+    assert 1 <= source.roll(6, "") <= 6
+
+
+def test_scripted_dice_without_a_fallback_run_out_clearly() -> None:
+    source = ScriptedDice([])
+    with pytest.raises(DiceExhaustedError, match="d20"):
+        source.roll(20, "attack")
+
+
+def test_tape_records_and_forgets() -> None:
+    tape = DiceTape(ScriptedDice([1, 2]))
+    tape.roll(6, "a")
+    assert [d.value for d in tape.take()] == [1]
+    tape.roll(6, "b")
+    assert [d.purpose for d in tape.take()] == ["b"]
+
+
+def test_parse_script() -> None:
+    assert parse_script("7,4, 12 6") == [7, 4, 12, 6]
+    with pytest.raises(DiceError, match="item 2"):
+        parse_script("7,x")
+    with pytest.raises(DiceError, match="1 or more"):
+        parse_script("0")

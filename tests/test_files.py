@@ -1,0 +1,85 @@
+"""Encounter files: schema, catalog resolution, one-line errors naming the place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.errors import EncounterFileError
+from referee.files import load_encounter, setup_from_data
+from tests.conftest import EXAMPLES, angthar_data
+
+
+def write(tmp_path: Path, text: str | bytes) -> Path:
+    path = tmp_path / "e.yaml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def test_example_loads_with_counted_names() -> None:
+    setup = load_encounter(EXAMPLES / "angthar_and_the_goblins.yaml")
+    assert [c.name for c in setup.combatants] == ["Angthar", "Goblin 1", "Goblin 2", "Goblin 3"]
+    angthar = setup.combatant("Angthar")
+    assert angthar.weapons[0].damage == "1d8"  # battle axe from the catalog (ODD-ATK-2)
+    assert angthar.armour is not None and angthar.armour.ac_bonus == 2 and angthar.armour.ac == 8
+
+
+def test_weapon_fields_override_the_catalog() -> None:
+    setup = setup_from_data(angthar_data())
+    scimitar = setup.combatant("Goblin").weapons[0]
+    assert scimitar.damage == "1d6"
+    assert scimitar.type  # kept from the catalog entry
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        (lambda d: d["sides"][0]["combatants"][0].update(weapons=["lightsaber"]), "unknown weapon 'lightsaber'"),
+        (lambda d: d["sides"][0]["combatants"][0].update(hp=0), "sides.0.combatants.0.hp"),
+        (lambda d: d["sides"][0]["combatants"][0].update(colour="red"), "colour"),
+        (lambda d: d.update(ruleset="nonsense"), "neither a preset"),
+        (lambda d: d.update(options={"critical_hits": "sometimes"}), "choose one of"),
+        (lambda d: d.update(options={"no_such": "x"}), "unknown ruleset option"),
+        (lambda d: d["sides"][1].update(name="Village"), "two sides are called"),
+        (lambda d: d["sides"][0]["combatants"][0].update(weapons=[{"name": "x", "damage": "1d0"}]), "1d0"),
+        (lambda d: d["sides"][1]["combatants"][0].pop("hp") and d["sides"][1]["combatants"][0].pop("hit_dice"), "give hp"),
+        (lambda d: d.update(surprise={"sides": ["Nobody"]}), "surprise names side"),
+        (lambda d: d["sides"][0]["combatants"][0].update(armour="mithril"), "unknown armour"),
+    ],
+)
+def test_bad_encounters_are_one_line_errors(change, fragment: str) -> None:  # type: ignore[no-untyped-def]
+    data = angthar_data()
+    change(data)
+    with pytest.raises(EncounterFileError) as info:
+        setup_from_data(data, "e.yaml")
+    message = str(info.value)
+    assert fragment in message
+    assert message.startswith("e.yaml")
+    assert "\n" not in message
+
+
+def test_bad_files(tmp_path: Path) -> None:
+    with pytest.raises(EncounterFileError, match="no such file"):
+        load_encounter(tmp_path / "missing.yaml")
+    with pytest.raises(EncounterFileError, match="bad YAML at line 3"):
+        load_encounter(write(tmp_path, "sides:\n  - [unclosed\n"))
+    with pytest.raises(EncounterFileError, match="not UTF-8"):
+        load_encounter(write(tmp_path, b"name: \xff\xfe\n"))
+    with pytest.raises(EncounterFileError, match="expected a mapping"):
+        load_encounter(write(tmp_path, "- just a list\n"))
+
+
+def test_alias_bombs_are_refused(tmp_path: Path) -> None:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 12):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1 if i > 1 else ''}"] * 10) + "]")
+    with pytest.raises(EncounterFileError, match="YAML aliases"):
+        load_encounter(write(tmp_path, "\n".join(lines) + "\n"))
+
+
+def test_yaml_on_off_become_option_words() -> None:
+    data = angthar_data(options={"armour_damage": True, "first_strike_reach_size": False})
+    setup = setup_from_data(data)
+    assert setup.ruleset["armour_damage"] == "on"
+    assert setup.ruleset["first_strike_reach_size"] == "off"
