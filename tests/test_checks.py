@@ -34,7 +34,12 @@ def test_equality_hits() -> None:
 
 def test_natural_rolls_option() -> None:
     # rule: HR-NAT-1: natural 20 always hits, natural 1 always misses
-    hard = Check("x", modifiers=(Modifier(-10, "ODD-SIT-INVIS", "invisible"),), target=15, natural=Natural.AUTO_HIT_MISS)
+    hard = Check(
+        "x",
+        modifiers=(Modifier(-10, "ODD-SIT-INVIS", "invisible"),),
+        target=15,
+        natural=Natural.AUTO_HIT_MISS,
+    )
     assert hard.succeeds(20)
     easy = Check("x", modifiers=(Modifier(20, "ODD-SIT-1", "easy"),), target=5, natural=Natural.AUTO_HIT_MISS)
     assert not easy.succeeds(1)

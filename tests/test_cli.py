@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import yaml
-
 from tests.conftest import EXAMPLES, angthar_data
 
 EXAMPLE = str(EXAMPLES / "angthar_and_the_goblins.yaml")
@@ -37,7 +36,9 @@ def test_fight_json_is_byte_identical_for_a_seed() -> None:
     assert set(data) == {"winner", "rounds", "combatants", "events"}
     assert {"name", "side", "hp", "max_hp", "status"} <= set(data["combatants"][0])
     attack = next(e for e in data["events"] if e["type"] == "attack")
-    assert {"round", "type", "actor", "target", "dice", "modifiers", "total", "target_number", "hit"} <= set(attack)
+    assert {"round", "type", "actor", "target", "dice", "modifiers", "total", "target_number", "hit"} <= set(
+        attack
+    )
     assert {"value", "rule", "reason"} == set(attack["modifiers"][0])
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.conftest import EXAMPLES, angthar_data
 
 from referee.errors import EncounterFileError
 from referee.files import load_encounter, setup_from_data
-from tests.conftest import EXAMPLES, angthar_data
 
 
 def write(tmp_path: Path, text: str | bytes) -> Path:
@@ -35,7 +35,10 @@ def test_weapon_fields_override_the_catalog() -> None:
 @pytest.mark.parametrize(
     ("change", "fragment"),
     [
-        (lambda d: d["sides"][0]["combatants"][0].update(weapons=["lightsaber"]), "unknown weapon 'lightsaber'"),
+        (
+            lambda d: d["sides"][0]["combatants"][0].update(weapons=["lightsaber"]),
+            "unknown weapon 'lightsaber'",
+        ),
         (lambda d: d["sides"][0]["combatants"][0].update(hp=0), "sides.0.combatants.0.hp"),
         (lambda d: d["sides"][0]["combatants"][0].update(colour="red"), "colour"),
         (lambda d: d.update(ruleset="nonsense"), "neither a preset"),
@@ -43,7 +46,12 @@ def test_weapon_fields_override_the_catalog() -> None:
         (lambda d: d.update(options={"no_such": "x"}), "unknown ruleset option"),
         (lambda d: d["sides"][1].update(name="Village"), "two sides are called"),
         (lambda d: d["sides"][0]["combatants"][0].update(weapons=[{"name": "x", "damage": "1d0"}]), "1d0"),
-        (lambda d: d["sides"][1]["combatants"][0].pop("hp") and d["sides"][1]["combatants"][0].pop("hit_dice"), "give hp"),
+        (
+            lambda d: (
+                d["sides"][1]["combatants"][0].pop("hp") and d["sides"][1]["combatants"][0].pop("hit_dice")
+            ),
+            "give hp",
+        ),
         (lambda d: d.update(surprise={"sides": ["Nobody"]}), "surprise names side"),
         (lambda d: d["sides"][0]["combatants"][0].update(armour="mithril"), "unknown armour"),
     ],

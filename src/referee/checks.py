@@ -148,7 +148,11 @@ class Check:
             target += f" (needs {self.target})"
         ok = self.succeeds(natural)
         verdict = self.words[0] if ok else self.words[1]
-        sign = self.compare.value if ok == (value >= self.target if self.compare is Compare.AT_LEAST else value <= self.target) else "vs"
+        sign = (
+            self.compare.value
+            if ok == (value >= self.target if self.compare is Compare.AT_LEAST else value <= self.target)
+            else "vs"
+        )
         if sign != "vs" and not ok:
             sign = "<" if self.compare is Compare.AT_LEAST else ">"
         return f"{dice} {shown}{keep}{' ' + mods if mods else ''} = {value} {sign} {target} → {verdict}"

@@ -43,12 +43,18 @@ def dump_json(data: Any) -> None:
 @app.command()
 def fight(
     file: Annotated[Path, typer.Argument(help="Encounter file (YAML).")],
-    seed: Annotated[int | None, typer.Option(help="Seed for the random dice (same seed, same fight).")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed for the random dice (same seed, same fight).")
+    ] = None,
     dice: Annotated[
         str | None,
-        typer.Option(help="Die results to use first, in the order the engine asks (e.g. 7,4,12,6); then the seed."),
+        typer.Option(
+            help="Die results to use first, in the order the engine asks (e.g. 7,4,12,6); then the seed."
+        ),
     ] = None,
-    max_rounds: Annotated[int | None, typer.Option(min=1, max=1000, help="Stop after this many rounds.")] = None,
+    max_rounds: Annotated[
+        int | None, typer.Option(min=1, max=1000, help="Stop after this many rounds.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the fight as one JSON object.")] = False,
 ) -> None:
     """Run a whole fight from an encounter file and print its round-by-round account."""

@@ -340,6 +340,9 @@ def _bound(node: Any, low: bool) -> int:
         return _bound(node.value, low) if node.op == "+" else -_bound(node.value, not low)
     a_lo, a_hi = _bound(node.left, True), _bound(node.left, False)
     b_lo, b_hi = _bound(node.right, True), _bound(node.right, False)
+    if node.op == "/" and b_lo <= 0 <= b_hi:
+        # refuse when parsed: a divisor that can roll 0 would fail in the middle of a fight
+        raise DiceError("dice expression may divide by zero (its divisor can be 0)")
     if node.op == "+":
         return a_lo + b_lo if low else a_hi + b_hi
     if node.op == "-":

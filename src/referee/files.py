@@ -125,7 +125,7 @@ _TYPE_TAGS = ("str", "int", "bool", "float", "list[", "dict[", "tuple[", "functi
 def _is_type_tag(part: object) -> bool:
     """Pydantic puts the union member's type in an error's location; users never wrote that."""
     text = str(part)
-    return isinstance(part, str) and (text.startswith(_TYPE_TAGS) or text[:1].isupper() and "Spec" in text)
+    return isinstance(part, str) and (text.startswith(_TYPE_TAGS) or (text[:1].isupper() and "Spec" in text))
 
 
 def load_encounter(path: str | Path) -> Setup:
@@ -192,7 +192,9 @@ def _resolve_armour(item: str | ArmourSpec | None, where: str) -> ArmourSpec | N
     given = ArmourSpec(name=item) if isinstance(item, str) else item
     base = catalog.armour(given.name)
     if base is None and given.ac_bonus is None and given.ac is None:
-        raise EncounterFileError(f"{where}: unknown armour {given.name!r}; give ac_bonus or ac, or use a catalog armour")
+        raise EncounterFileError(
+            f"{where}: unknown armour {given.name!r}; give ac_bonus or ac, or use a catalog armour"
+        )
     merged: dict[str, Any] = base.model_dump() if base else {}
     merged.update(given.model_dump(exclude_none=True, exclude_defaults=True))
     merged["name"] = given.name
@@ -210,8 +212,12 @@ def _resolve_shield(item: str | ShieldSpec | None, where: str) -> ShieldSpec | N
     given = ShieldSpec(name=item) if isinstance(item, str) else item
     base = catalog.shield(given.name)
     if base is None and given.bonus is None and given.deflection is None:
-        raise EncounterFileError(f"{where}: unknown shield {given.name!r}; use small/medium/large/tower shield")
-    merged: dict[str, Any] = base.model_dump() if base else {"bonus": 1, "attackers": 1, "deflection": 1, "uses": 1}
+        raise EncounterFileError(
+            f"{where}: unknown shield {given.name!r}; use small/medium/large/tower shield"
+        )
+    merged: dict[str, Any] = (
+        base.model_dump() if base else {"bonus": 1, "attackers": 1, "deflection": 1, "uses": 1}
+    )
     merged.update(given.model_dump(exclude_none=True, exclude_defaults=True))
     merged["name"] = given.name
     return ShieldSpec.model_validate(merged)
@@ -223,15 +229,16 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
     armour = _resolve_armour(spec.armour, f"{where}.armour")
     shield = _resolve_shield(spec.shield, f"{where}.shield")
     is_monster = spec.is_monster
-    hd = hit_dice_count(spec.hit_dice) if spec.hit_dice else 0
+    hit_dice = str(spec.hit_dice) if spec.hit_dice is not None else None  # the validator made it text
+    hd = hit_dice_count(hit_dice) if hit_dice else 0
     if spec.attack_bonus is not None:
         bonus = spec.attack_bonus
     elif is_monster:
         bonus = hd  # ODD-BTH-2: a monster's basic to-hit bonus is its number of hit dice
     else:
         bonus = max(0, (spec.level or 1) - 1)  # GAP-CLASS-BTH fallback: warriors level - 1
-    if spec.hit_dice:
-        hp_dice: str | None = hit_dice_expression(spec.hit_dice)
+    if hit_dice:
+        hp_dice: str | None = hit_dice_expression(hit_dice)
     elif spec.hit_die and spec.level:
         hp_dice = f"{spec.level}{spec.hit_die}"  # ODD-HD-1: L dice of the class's type
     else:
@@ -275,7 +282,9 @@ def load_ruleset_file(path: Path) -> Ruleset:
         raise EncounterFileError(f"{path}: expected a mapping with `preset` and `options`")
     unknown = set(data) - {"preset", "options", "name", "description"}
     if unknown:
-        raise EncounterFileError(f"{path}: unknown key {sorted(unknown)[0]!r}; a ruleset file has preset and options")
+        raise EncounterFileError(
+            f"{path}: unknown key {sorted(unknown)[0]!r}; a ruleset file has preset and options"
+        )
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise EncounterFileError(f"{path}: options must be a mapping of option: variant")

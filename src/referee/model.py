@@ -36,7 +36,9 @@ class Size(IntEnum):
         try:
             return cls[str(value).strip().upper()]
         except KeyError:
-            raise ValueError(f"unknown size {value!r}; sizes: {', '.join(s.name.lower() for s in cls)}") from None
+            raise ValueError(
+                f"unknown size {value!r}; sizes: {', '.join(s.name.lower() for s in cls)}"
+            ) from None
 
 
 class WeaponKind(StrEnum):
@@ -258,7 +260,7 @@ def hit_dice_count(hit_dice: str) -> int:
 
 
 def hit_dice_expression(hit_dice: str) -> str:
-    """"3+1" → "3d8+1"; "5d8" unchanged (ODD-HD-2)."""
+    """ "3+1" → "3d8+1"; "5d8" unchanged (ODD-HD-2)."""
     match = _HD.match(hit_dice)
     if match is None:
         return hit_dice

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.conftest import angthar_data, make_setup
 
 from referee.dice import RandomDice, ScriptedDice
 from referee.engine.actions import Attack, Wait
 from referee.engine.events import EventType
 from referee.engine.fight import Fight, replay, run_fight
 from referee.errors import IllegalActionError
-from tests.conftest import angthar_data, make_setup
 
 
 def types(events: list) -> list[str]:  # type: ignore[type-arg]
@@ -40,7 +40,9 @@ def test_a_surviving_goblin_acts_and_a_new_round_rolls_initiative() -> None:
     # rule: ODD-ROUND-1, ODD-ROUND-4 (TV-000-04): 1 + 1 = 2 damage, the goblin lives with 2 hp and swings back
     dice = [7, 4, 12, 1, 15, 3, 9, 2, 14, 5]
     fight = run_fight(make_setup(angthar_data()), ScriptedDice(dice, then=RandomDice(0)))
-    goblin_hp = [e.data["hp_after"] for e in fight.events if e.type is EventType.DAMAGE and e.target == "Goblin"]
+    goblin_hp = [
+        e.data["hp_after"] for e in fight.events if e.type is EventType.DAMAGE and e.target == "Goblin"
+    ]
     assert goblin_hp[0] == 2
     round_one = [e for e in fight.events if e.round == 1 and e.type is EventType.ATTACK]
     assert [e.actor for e in round_one] == ["Angthar", "Goblin"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.conftest import make_setup
+
 from referee.checks import Modifier
 from referee.dice import ScriptedDice
 from referee.engine.actions import Attack
@@ -11,7 +13,6 @@ from referee.engine.fight import Fight
 from referee.engine.resolve import attack_context
 from referee.rules.armour_class import armour_class
 from referee.rules.context import Situation
-from tests.conftest import make_setup
 
 
 def duel(defender: dict[str, Any], attackers: int = 1, options: dict[str, str] | None = None) -> Fight:
@@ -80,7 +81,12 @@ def test_shield_covers_a_limited_number_of_attackers() -> None:
 
 def test_magic_protection_adds() -> None:
     # rule: ODD-AC-MAGIC-1: a ring of protection +1
-    assert ac_of(duel({"armour": "leather", "protection": [{"name": "ring of protection", "enhancement": 1}]})).value == 13
+    assert (
+        ac_of(
+            duel({"armour": "leather", "protection": [{"name": "ring of protection", "enhancement": 1}]})
+        ).value
+        == 13
+    )
 
 
 def test_armour_class_never_below_one() -> None:
@@ -88,7 +94,17 @@ def test_armour_class_never_below_one() -> None:
     from referee.rules.armour_class import ASCENDING, _assemble
     from referee.rules.ruleset import Ruleset
 
-    floored = _assemble([Modifier(3, "ODD-AC-1", "listed AC"), Modifier(-4, "ODD-AC-SIT", "penalty")], ASCENDING, "normal", Ruleset())
+    floored = _assemble(
+        [Modifier(3, "ODD-AC-1", "listed AC"), Modifier(-4, "ODD-AC-SIT", "penalty")],
+        ASCENDING,
+        "normal",
+        Ruleset(),
+    )
     assert (floored.value, floored.floored) == (1, True)
-    free = _assemble([Modifier(3, "ODD-AC-1", "listed AC"), Modifier(-4, "ODD-AC-SIT", "penalty")], ASCENDING, "normal", Ruleset().with_options(ac_floor="none"))
+    free = _assemble(
+        [Modifier(3, "ODD-AC-1", "listed AC"), Modifier(-4, "ODD-AC-SIT", "penalty")],
+        ASCENDING,
+        "normal",
+        Ruleset().with_options(ac_floor="none"),
+    )
     assert free.value == -1

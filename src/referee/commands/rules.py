@@ -13,7 +13,9 @@ from referee.rules.ruleset import OPTIONS, PRESETS, load_ruleset
 
 @app.command()
 def rules(
-    preset: Annotated[str, typer.Argument(help=f"A preset ({', '.join(PRESETS)}) or a house-rules file.")] = "odd",
+    preset: Annotated[
+        str, typer.Argument(help=f"A preset ({', '.join(PRESETS)}) or a house-rules file.")
+    ] = "odd",
     as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
 ) -> None:
     """List every ruleset option with its value under PRESET, its variants and the rule IDs behind each."""

@@ -82,7 +82,9 @@ def _modifier(item: Any, rule: str, where: str) -> Modifier:
         return item
     if isinstance(item, dict):
         try:
-            return Modifier(int(item["value"]), str(item.get("rule", rule)), str(item.get("reason", "referee")))
+            return Modifier(
+                int(item["value"]), str(item.get("rule", rule)), str(item.get("reason", "referee"))
+            )
         except (KeyError, TypeError, ValueError):
             raise IllegalActionError(f"{where}: a modifier needs a whole-number value and a reason") from None
     raise IllegalActionError(f"{where}: a modifier is {{value, reason}}, not {item!r}")
@@ -98,7 +100,9 @@ def situation_from_dict(data: Any, where: str = "situation") -> Situation:
     known = {"distance", "cover", "concealment", "modifiers", "ac_modifiers", "flags"}
     unknown = set(data) - known
     if unknown:
-        raise IllegalActionError(f"{where}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(known))}")
+        raise IllegalActionError(
+            f"{where}: unknown field {sorted(unknown)[0]!r}; known: {', '.join(sorted(known))}"
+        )
     try:
         cover = degree(data.get("cover"), COVER_DEGREES, "cover")
         concealment = degree(data.get("concealment"), CONCEALMENT_DEGREES, "concealment")
@@ -131,7 +135,9 @@ def action_from_dict(data: Any) -> Action:
         if key == "kind":
             continue
         if key not in allowed:
-            raise IllegalActionError(f"action {kind!r} has no field {key!r}; fields: {', '.join(sorted(allowed))}")
+            raise IllegalActionError(
+                f"action {kind!r} has no field {key!r}; fields: {', '.join(sorted(allowed))}"
+            )
         values[key] = value
     if "actor" not in values or not isinstance(values["actor"], str):
         raise IllegalActionError(f"action {kind!r} needs an `actor`")

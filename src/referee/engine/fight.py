@@ -82,7 +82,7 @@ class Fight:
             return "over"
         if not self.has_begun():
             return "begin"
-        if self.state.phase != "rounds" or not self.state.order and not self.state.free_round:
+        if self.state.phase != "rounds" or (not self.state.order and not self.state.free_round):
             return "round"
         if self.next_actor() is not None:
             return "action"
@@ -189,7 +189,9 @@ class Fight:
                 face = tape.roll(10, f"initiative {c.name}")
                 rolls[c.name] = face
                 delays = [d for hook in initiative.DELAY_RULES for d in hook(c, number, tape)]
-                entries.append(initiative.Roll(c.name, face, c.abilities.dexterity, sum(d[0] for d in delays)))
+                entries.append(
+                    initiative.Roll(c.name, face, c.abilities.dexterity, sum(d[0] for d in delays))
+                )
             order = initiative.order_individual(entries)
             rule = "ODD-INIT-1"
         moves: list[dict[str, str]] = []
@@ -284,7 +286,9 @@ class Fight:
         return []
 
     def result(self) -> FightResult:
-        return FightResult(self.state.winner, self.state.round, self.state.snapshot()["combatants"], self.events)
+        return FightResult(
+            self.state.winner, self.state.round, self.state.snapshot()["combatants"], self.events
+        )
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,9 @@ def grid_distance(a: CombatantState, b: CombatantState) -> int | None:
     return 5 * max(dx, dy)
 
 
-def attack_distance(state: FightState, attacker: CombatantState, defender: CombatantState, given: int | None) -> int:
+def attack_distance(
+    state: FightState, attacker: CombatantState, defender: CombatantState, given: int | None
+) -> int:
     """The referee's stated distance, else the grid distance, else the encounter's default distance."""
     if given is not None:
         return given
@@ -70,7 +72,11 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
     distance = attack_distance(state, attacker, defender, action.distance or action.situation.distance)
     form = action.form
     if form is None:
-        form = AttackForm.RANGED if weapon.is_ranged or (weapon.can_throw() and distance > weapon.reach) else AttackForm.MELEE
+        form = (
+            AttackForm.RANGED
+            if weapon.is_ranged or (weapon.can_throw() and distance > weapon.reach)
+            else AttackForm.MELEE
+        )
     if form is AttackForm.RANGED and not (weapon.is_ranged or weapon.can_throw()):
         raise IllegalActionError(f"{weapon.name} is not a missile weapon and cannot be thrown")
     if form is AttackForm.MELEE and weapon.kind.value == "propelled":
@@ -151,13 +157,16 @@ def scaled_dice(text: str, factor: int) -> str:
     return "+".join(parts).replace("+-", "-") or "0"
 
 
-def roll_damage(plan: AttackPlan, outcome: AttackOutcome, tape: DiceTape) -> tuple[int, tuple[Modifier, ...], str]:
+def roll_damage(
+    plan: AttackPlan, outcome: AttackOutcome, tape: DiceTape
+) -> tuple[int, tuple[Modifier, ...], str]:
     """Damage of a hit: dice (or their maximum) + modifiers, at least the plan's minimum."""
     mods = list(plan.damage.modifiers)
     text, factor = damage_expression(plan, outcome.critical)
     expr = scaled_dice(text, factor)
     maximise = plan.damage.maximise or (
-        outcome.critical and plan.critical.critical in {"max_plus_half_level", "confirm_16_20_max_plus_half_level"}
+        outcome.critical
+        and plan.critical.critical in {"max_plus_half_level", "confirm_16_20_max_plus_half_level"}
     )
     if maximise:
         base = parse_dice(expr).maximum
@@ -172,11 +181,19 @@ def roll_damage(plan: AttackPlan, outcome: AttackOutcome, tape: DiceTape) -> tup
 
 
 def defeat_events(
-    state: FightState, target: CombatantState, damage: int, subdual: bool, knockout: bool, round_no: int, by: str | None
+    state: FightState,
+    target: CombatantState,
+    damage: int,
+    subdual: bool,
+    knockout: bool,
+    round_no: int,
+    by: str | None,
 ) -> list[Event]:
     hp_after = target.hp - (0 if subdual else damage)
     sub_after = target.subdual + (damage if subdual else 0)
-    status = hit_points.status_after_damage(hp_after, sub_after, target.spec.is_monster, state.setup.ruleset, knockout)
+    status = hit_points.status_after_damage(
+        hp_after, sub_after, target.spec.is_monster, state.setup.ruleset, knockout
+    )
     if status == target.status or status == hit_points.ACTIVE:
         return []
     rule = "MF-KO-1" if knockout and hp_after <= 0 else ("ODD-PUMMEL-2" if subdual else "ODD-HP-1")
@@ -217,7 +234,9 @@ def damage_events(
     return out
 
 
-def effect_events(state: FightState, plan: AttackPlan, effects: tuple[Effect, ...], round_no: int) -> list[Event]:
+def effect_events(
+    state: FightState, plan: AttackPlan, effects: tuple[Effect, ...], round_no: int
+) -> list[Event]:
     out = []
     for e in effects:
         who = plan.attacker if e.who == "attacker" else plan.defender
@@ -232,11 +251,17 @@ def effect_events(state: FightState, plan: AttackPlan, effects: tuple[Effect, ..
 
 
 # Hooks that add events after an attack (armour damage, fumble effects, stray missiles...).
-AFTER_ATTACK: list[Callable[[FightState, AttackContext, AttackPlan, AttackOutcome, DiceSource], list[Event]]] = []
+AFTER_ATTACK: list[
+    Callable[[FightState, AttackContext, AttackPlan, AttackOutcome, DiceSource], list[Event]]
+] = []
 
 
 def attack_events(
-    state: FightState, ctx: AttackContext, plan: AttackPlan, dice: DiceSource, action_data: dict[str, Any] | None
+    state: FightState,
+    ctx: AttackContext,
+    plan: AttackPlan,
+    dice: DiceSource,
+    action_data: dict[str, Any] | None,
 ) -> list[Event]:
     """Roll a planned attack and return its events (action, conditions, attack, damage, defeat)."""
     r = state.round

@@ -208,7 +208,8 @@ def _action(state: FightState, e: Event) -> None:
     if moved:
         state.combatants[e.actor].moved_this_round += int(moved)
     if e.data.get("position") is not None:
-        state.combatants[e.actor].position = tuple(e.data["position"])  # type: ignore[assignment]
+        x, y = e.data["position"]
+        state.combatants[e.actor].position = (int(x), int(y))
 
 
 def _attack(state: FightState, e: Event) -> None:
@@ -253,7 +254,9 @@ def _condition(state: FightState, e: Event) -> None:
     c = state.combatants[e.target]
     name = str(e.data["condition"])
     if e.data.get("added", True):
-        c.conditions[name] = Condition(name, e.data.get("until_round"), e.actor, dict(e.data.get("extra", {})))
+        c.conditions[name] = Condition(
+            name, e.data.get("until_round"), e.actor, dict(e.data.get("extra", {}))
+        )
     else:
         c.conditions.pop(name, None)
 

@@ -37,7 +37,8 @@ def choose_action(state: FightState, actor: str) -> Action:
     if target is None:
         return Wait(actor, "has no enemy left to fight")
     spec = state[actor].spec
-    for weapon in [w.name for w in spec.weapons] or [None]:
+    choices: list[str | None] = [w.name for w in spec.weapons] or [None]
+    for weapon in choices:
         candidate = Attack(actor, target=target, weapon=weapon)
         try:
             plan_attack(attack_context(state, candidate))

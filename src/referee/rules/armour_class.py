@@ -57,9 +57,7 @@ def defence_losses(ctx: AttackContext) -> list[DefenceLoss]:
     return [loss for rule in DEFENCE_LOSS_RULES for loss in rule(ctx)]
 
 
-def _assemble(
-    components: list[Modifier], convention: str, kind: str, ruleset: Ruleset
-) -> ArmourClass:
+def _assemble(components: list[Modifier], convention: str, kind: str, ruleset: Ruleset) -> ArmourClass:
     value = sum(m.value for m in components)
     floored = False
     if convention == ASCENDING and ruleset["ac_floor"] == "min_1" and value < 1:
@@ -122,7 +120,9 @@ def ascending_components(ctx: AttackContext, lost: list[DefenceLoss]) -> list[Mo
             if shield.enhancement:
                 parts.append(Modifier(shield.enhancement, "ODD-AC-MAGIC-1", f"{shield.name} enchantment"))
         else:
-            parts.append(Modifier(0, "ODD-AC-SHIELD", f"{shield.name} already covers {shield.attackers} attacker(s)"))
+            parts.append(
+                Modifier(0, "ODD-AC-SHIELD", f"{shield.name} already covers {shield.attackers} attacker(s)")
+            )
     for item in spec.protection:
         parts.append(Modifier(item.enhancement, "ODD-AC-MAGIC-1", item.name))
     return parts
@@ -180,7 +180,10 @@ def to_descending(parts: list[Modifier]) -> list[Modifier]:
     if not parts:
         return parts
     base, *rest = parts
-    return [Modifier(20 - base.value, base.rule, base.reason), *(Modifier(-m.value, m.rule, m.reason) for m in rest)]
+    return [
+        Modifier(20 - base.value, base.rule, base.reason),
+        *(Modifier(-m.value, m.rule, m.reason) for m in rest),
+    ]
 
 
 def armour_class(ctx: AttackContext) -> ArmourClass:
@@ -195,7 +198,7 @@ def armour_class(ctx: AttackContext) -> ArmourClass:
         parts, kind = overbear_components(ctx), "overbear"
     elif form is AttackForm.TOUCH and ctx.option("touch_ac") != "dac_layered":
         parts, kind = touch_components(ctx, lost), "touch"
-    elif ctx.descending or ctx.option("touch_ac") == "dac_layered" and form is AttackForm.TOUCH:
+    elif ctx.descending or (ctx.option("touch_ac") == "dac_layered" and form is AttackForm.TOUCH):
         from referee.rules import dac
 
         parts, kind = dac.components_for_attack(ctx, lost)

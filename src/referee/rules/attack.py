@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from referee.checks import Check, Keep, Modifier, Natural
 from referee.dice import DiceExpr, parse_dice
-from referee.errors import IllegalActionError
 from referee.rules import abilities
 from referee.rules.armour_class import ArmourClass, armour_class
 from referee.rules.context import (

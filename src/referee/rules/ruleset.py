@@ -76,7 +76,12 @@ OPTIONS: dict[str, Option] = {
             "ability_modifiers",
             "attribute modifier scale (X-10)",
             (
-                _v("odd_table", "000", "ODD-MELEE-2 ODD-GRAP-2", "3:-3 4-5:-2 6-8:-1 9-12:0 13-15:+1 16-17:+2 18+:+3"),
+                _v(
+                    "odd_table",
+                    "000",
+                    "ODD-MELEE-2 ODD-GRAP-2",
+                    "3:-3 4-5:-2 6-8:-1 9-12:0 13-15:+1 16-17:+2 18+:+3",
+                ),
                 _v("half_score_minus_10", "003", "MF-CRIT-2", "floor((score - 10) / 2)"),
             ),
             "odd_table",
@@ -107,7 +112,12 @@ OPTIONS: dict[str, Option] = {
             "surprise",
             "surprise procedure",
             (
-                _v("wisdom_check_free_round", "000", "ODD-SURP-1 ODD-SURP-2 ODD-SURP-4 ODD-SURP-5", "free round"),
+                _v(
+                    "wisdom_check_free_round",
+                    "000",
+                    "ODD-SURP-1 ODD-SURP-2 ODD-SURP-4 ODD-SURP-5",
+                    "free round",
+                ),
                 _v(
                     "bonus_round_with_advantage",
                     "003",
@@ -135,7 +145,9 @@ OPTIONS: dict[str, Option] = {
             ),
             "half_move",
         ),
-        _toggle("aerial_mid_move", "flyers may attack part way through a one-direction move", "003", "MF-AIR-2"),
+        _toggle(
+            "aerial_mid_move", "flyers may attack part way through a one-direction move", "003", "MF-AIR-2"
+        ),
         _toggle(
             "fighting_withdrawal",
             "leaving melee at more than half move provokes attacks of opportunity",
@@ -146,21 +158,53 @@ OPTIONS: dict[str, Option] = {
             "charge",
             "what a charge does",
             (
-                _v("odd_damage_bonus", "000", "ODD-CHARGE-1 ODD-CHARGE-3 ODD-CHARGE-4 ODD-CHARGE-5", "+2 damage, AC 4 worse"),
-                _v("hr_to_hit_bonus", "002", "HR-CHARGE-2 HR-CHARGE-3 HR-CHARGE-5", "+2 to hit, loses Dex to AC"),
+                _v(
+                    "odd_damage_bonus",
+                    "000",
+                    "ODD-CHARGE-1 ODD-CHARGE-3 ODD-CHARGE-4 ODD-CHARGE-5",
+                    "+2 damage, AC 4 worse",
+                ),
+                _v(
+                    "hr_to_hit_bonus",
+                    "002",
+                    "HR-CHARGE-2 HR-CHARGE-3 HR-CHARGE-5",
+                    "+2 to hit, loses Dex to AC",
+                ),
             ),
             "odd_damage_bonus",
         ),
-        _toggle("charge_set_weapons_double", "set weapons deal double damage to a charger", "002", "HR-CHARGE-4"),
+        _toggle(
+            "charge_set_weapons_double", "set weapons deal double damage to a charger", "002", "HR-CHARGE-4"
+        ),
         _toggle("charge_once_per_10_rounds", "one charge in any ten rounds", "002", "HR-CHARGE-1"),
-        _toggle("aerial_surprise_charge", "a flyer's charge doubles damage against the surprised", "003", "MF-AIR-4"),
+        _toggle(
+            "aerial_surprise_charge",
+            "a flyer's charge doubles damage against the surprised",
+            "003",
+            "MF-AIR-4",
+        ),
         Option(
             "cover",
             "cover bonuses to AC",
             (
-                _v("odd_quarters", "000", "ODD-COVER-25 ODD-COVER-50 ODD-COVER-75 ODD-COVER-100", "+2/+4/+6/+10"),
-                _v("mod_percent", "001", "MOD-COVER-1 MOD-COVER-25 MOD-COVER-50 MOD-COVER-75 MOD-COVER-90", "25/50/75/90%"),
-                _v("mf_half_three_quarters", "003", "MF-COVER-1 MF-COVER-2 MF-COVER-3", "half +2, 3/4 +4, full: no attack"),
+                _v(
+                    "odd_quarters",
+                    "000",
+                    "ODD-COVER-25 ODD-COVER-50 ODD-COVER-75 ODD-COVER-100",
+                    "+2/+4/+6/+10",
+                ),
+                _v(
+                    "mod_percent",
+                    "001",
+                    "MOD-COVER-1 MOD-COVER-25 MOD-COVER-50 MOD-COVER-75 MOD-COVER-90",
+                    "25/50/75/90%",
+                ),
+                _v(
+                    "mf_half_three_quarters",
+                    "003",
+                    "MF-COVER-1 MF-COVER-2 MF-COVER-3",
+                    "half +2, 3/4 +4, full: no attack",
+                ),
             ),
             "odd_quarters",
         ),
@@ -168,7 +212,12 @@ OPTIONS: dict[str, Option] = {
             "concealment",
             "concealment (aiming hampered)",
             (
-                _v("odd_to_hit", "000", "ODD-SIT-CONC ODD-SIT-CONC-25 ODD-SIT-CONC-50 ODD-SIT-CONC-75 ODD-SIT-CONC-100", "-2/-4/-6/-10 to hit"),
+                _v(
+                    "odd_to_hit",
+                    "000",
+                    "ODD-SIT-CONC ODD-SIT-CONC-25 ODD-SIT-CONC-50 ODD-SIT-CONC-75 ODD-SIT-CONC-100",
+                    "-2/-4/-6/-10 to hit",
+                ),
                 _v("mod_percent_ac", "001", "MOD-COVER-1 MOD-FOG-1", "concealment % as an AC bonus"),
                 _v("mf_miss_chance", "003", "MF-VIS-1 MF-VIS-2 MF-VIS-5", "33% / 66% miss chance"),
             ),
@@ -207,8 +256,18 @@ OPTIONS: dict[str, Option] = {
             "blindness",
             "blind creatures",
             (
-                _v("odd", "000", "ODD-SIT-PRONE ODD-SIT-INVIS", "blind defender +5 to be hit; blind attacker -10"),
-                _v("mod", "001", "MOD-COND-BLIND-1 MOD-COND-BLIND-2", "blind: -4 to hit, AC 4 worse, -4 saves"),
+                _v(
+                    "odd",
+                    "000",
+                    "ODD-SIT-PRONE ODD-SIT-INVIS",
+                    "blind defender +5 to be hit; blind attacker -10",
+                ),
+                _v(
+                    "mod",
+                    "001",
+                    "MOD-COND-BLIND-1 MOD-COND-BLIND-2",
+                    "blind: -4 to hit, AC 4 worse, -4 saves",
+                ),
             ),
             "odd",
         ),
@@ -217,7 +276,12 @@ OPTIONS: dict[str, Option] = {
             "attacking a prone creature",
             (
                 _v("odd_plus_5", "000", "ODD-SIT-PRONE ODD-SIT-DEFENCELESS", "+5 (+10 if defenceless)"),
-                _v("mod_melee_plus4_missile_minus2", "001", "MOD-COND-PRONE", "melee +4, missile -2, no Dex/shield"),
+                _v(
+                    "mod_melee_plus4_missile_minus2",
+                    "001",
+                    "MOD-COND-PRONE",
+                    "melee +4, missile -2, no Dex/shield",
+                ),
                 _v("mf_plus_2", "003", "MF-POS-2 MF-POS-3", "+2; attacking while prone -2"),
                 _v("hr_helpless", "002", "HR-HELPLESS-1", "prone is helpless: melee hits automatically"),
             ),
@@ -228,7 +292,9 @@ OPTIONS: dict[str, Option] = {
             "attacking a stunned creature",
             (
                 _v("odd_plus_2", "000", "ODD-SIT-STUN", "+2 to hit"),
-                _v("mod_plus_4", "001", "MOD-COND-STUN-1 MOD-COND-STUN-2", "+4, no Dex or shield, no actions"),
+                _v(
+                    "mod_plus_4", "001", "MOD-COND-STUN-1 MOD-COND-STUN-2", "+4, no Dex or shield, no actions"
+                ),
             ),
             "odd_plus_2",
         ),
@@ -247,7 +313,12 @@ OPTIONS: dict[str, Option] = {
             "flank and rear attacks",
             (
                 _v("odd_dex_only", "000", "ODD-AC-DEX-2", "rear: defender loses Dex"),
-                _v("mod", "001", "MOD-FLANK-1 MOD-FLANK-2 MOD-REAR-1 MOD-REAR-2 MOD-BSTAB-1", "flank no shield; rear +2"),
+                _v(
+                    "mod",
+                    "001",
+                    "MOD-FLANK-1 MOD-FLANK-2 MOD-REAR-1 MOD-REAR-2 MOD-BSTAB-1",
+                    "flank no shield; rear +2",
+                ),
                 _v("mf_plus_1", "003", "MF-POS-1", "flanking +1 to hit"),
             ),
             "odd_dex_only",
@@ -257,8 +328,18 @@ OPTIONS: dict[str, Option] = {
             "attacking a helpless creature",
             (
                 _v("odd_plus_10", "000", "ODD-SIT-DEFENCELESS ODD-GRAP-3", "+10 to hit"),
-                _v("mod_coup_de_grace", "001", "MOD-HELPLESS-MELEE MOD-HELPLESS-MISSILE", "melee coup de grace; missile +4"),
-                _v("hr_auto_max_damage", "002", "HR-HELPLESS-1 HR-HELPLESS-2 HR-HELPLESS-3 HR-HELPLESS-4", "auto hit, max damage"),
+                _v(
+                    "mod_coup_de_grace",
+                    "001",
+                    "MOD-HELPLESS-MELEE MOD-HELPLESS-MISSILE",
+                    "melee coup de grace; missile +4",
+                ),
+                _v(
+                    "hr_auto_max_damage",
+                    "002",
+                    "HR-HELPLESS-1 HR-HELPLESS-2 HR-HELPLESS-3 HR-HELPLESS-4",
+                    "auto hit, max damage",
+                ),
             ),
             "odd_plus_10",
         ),
@@ -267,7 +348,12 @@ OPTIONS: dict[str, Option] = {
             "what being held means",
             (
                 _v("odd_held_defenceless", "000", "ODD-GRAP-3 ODD-GRAP-4", "held: prone and defenceless"),
-                _v("mod_grappled_plus_4", "001", "MOD-COND-GRAPPLED-1 MOD-COND-GRAPPLED-2", "outsiders +4, random grappler"),
+                _v(
+                    "mod_grappled_plus_4",
+                    "001",
+                    "MOD-COND-GRAPPLED-1 MOD-COND-GRAPPLED-2",
+                    "outsiders +4, random grappler",
+                ),
             ),
             "odd_held_defenceless",
         ),
@@ -276,7 +362,12 @@ OPTIONS: dict[str, Option] = {
             "natural 1 and 20 on attack rolls",
             (
                 _v("none", "000", "ODD-ATK-1", "no special meaning"),
-                _v("auto_hit_miss", "002", "HR-NAT-1 MF-CRIT-1 MF-FUMBLE-1", "natural 20 hits, natural 1 misses"),
+                _v(
+                    "auto_hit_miss",
+                    "002",
+                    "HR-NAT-1 MF-CRIT-1 MF-FUMBLE-1",
+                    "natural 20 hits, natural 1 misses",
+                ),
             ),
             "none",
         ),
@@ -285,9 +376,24 @@ OPTIONS: dict[str, Option] = {
             "critical hits",
             (
                 _v("none", "000", "ODD-ATK-1", "no criticals"),
-                _v("confirm_16_20", "002", "HR-CRIT-1", "natural 20 then d20 16-20: damage dice doubled (GAP-CRIT-002)"),
-                _v("max_plus_half_level", "003", "MF-CRIT-1 MF-CRIT-2", "natural 20: maximum damage + ceil(level/2)"),
-                _v("confirm_16_20_max_plus_half_level", "002+003", "HR-CRIT-1 MF-CRIT-2", "confirmed, then maximum + ceil(level/2)"),
+                _v(
+                    "confirm_16_20",
+                    "002",
+                    "HR-CRIT-1",
+                    "natural 20 then d20 16-20: damage dice doubled (GAP-CRIT-002)",
+                ),
+                _v(
+                    "max_plus_half_level",
+                    "003",
+                    "MF-CRIT-1 MF-CRIT-2",
+                    "natural 20: maximum damage + ceil(level/2)",
+                ),
+                _v(
+                    "confirm_16_20_max_plus_half_level",
+                    "002+003",
+                    "HR-CRIT-1 MF-CRIT-2",
+                    "confirmed, then maximum + ceil(level/2)",
+                ),
             ),
             "none",
         ),
@@ -296,19 +402,36 @@ OPTIONS: dict[str, Option] = {
             "fumbles",
             (
                 _v("none", "000", "ODD-ATK-1", "no fumbles"),
-                _v("confirm_1_5", "002", "HR-FUMBLE-1", "natural 1 then d20 1-5: a fumble, no further effect"),
-                _v("free_attack_or_ally_reroll", "003", "MF-FUMBLE-1 MF-FUMBLE-2 MF-FUMBLE-3", "free attack or ally re-roll"),
+                _v(
+                    "confirm_1_5", "002", "HR-FUMBLE-1", "natural 1 then d20 1-5: a fumble, no further effect"
+                ),
+                _v(
+                    "free_attack_or_ally_reroll",
+                    "003",
+                    "MF-FUMBLE-1 MF-FUMBLE-2 MF-FUMBLE-3",
+                    "free attack or ally re-roll",
+                ),
             ),
             "none",
         ),
-        _toggle("armour_damage", "critical hits damage armour", "002", "HR-ARMDMG-1 HR-ARMDMG-3 HR-ARMDMG-4 HR-ARMDMG-5"),
+        _toggle(
+            "armour_damage",
+            "critical hits damage armour",
+            "002",
+            "HR-ARMDMG-1 HR-ARMDMG-3 HR-ARMDMG-4 HR-ARMDMG-5",
+        ),
         Option(
             "touch_ac",
             "what a touch attack's AC counts",
             (
                 _v("odd_dex_magic", "000", "ODD-TOUCH-1 ODD-AC-MAGIC-2", "10 + Dex + protective magic"),
                 _v("hr_dex_cover", "002", "HR-TOUCH-1", "10 + Dex + cover"),
-                _v("dac_layered", "004", "DAC-AC-TOUCH DAC-AC-FFTOUCH DAC-ENH-3", "10 - deflection - dodge - enhancement"),
+                _v(
+                    "dac_layered",
+                    "004",
+                    "DAC-AC-TOUCH DAC-AC-FFTOUCH DAC-ENH-3",
+                    "10 - deflection - dodge - enhancement",
+                ),
             ),
             "odd_dex_magic",
         ),
@@ -326,7 +449,12 @@ OPTIONS: dict[str, Option] = {
             "how shields protect",
             (
                 _v("odd_attacker_count", "000", "ODD-AC-SHIELD", "+1 against 1/2/3 attackers a round"),
-                _v("dac_uses_per_round", "004", "DAC-DEFL-1 DAC-DEFL-3 DAC-DEFL-4", "deflection with uses per round"),
+                _v(
+                    "dac_uses_per_round",
+                    "004",
+                    "DAC-DEFL-1 DAC-DEFL-3 DAC-DEFL-4",
+                    "deflection with uses per round",
+                ),
             ),
             "odd_attacker_count",
         ),
@@ -344,21 +472,38 @@ OPTIONS: dict[str, Option] = {
             "missiles that miss, and shooting into melee",
             (
                 _v("odd_stray", "000", "ODD-RANGED-4 ODD-RANGED-5", "misses fly on"),
-                _v("hr_cover_second_roll", "002", "HR-MISSILE-4 HR-MISSILE-5", "melee cover; second roll on others"),
+                _v(
+                    "hr_cover_second_roll",
+                    "002",
+                    "HR-MISSILE-4 HR-MISSILE-5",
+                    "melee cover; second roll on others",
+                ),
             ),
             "odd_stray",
         ),
-        _toggle("missile_restrictions", "no missiles within 5 ft or from melee; firing loses Dex", "002", "HR-MISSILE-1 HR-MISSILE-2 HR-MISSILE-3"),
+        _toggle(
+            "missile_restrictions",
+            "no missiles within 5 ft or from melee; firing loses Dex",
+            "002",
+            "HR-MISSILE-1 HR-MISSILE-2 HR-MISSILE-3",
+        ),
         Option(
             "underwater",
             "fighting underwater",
             (
-                _v("mod_penalties", "001", "MOD-UW-1 MOD-UW-2 MOD-UW-3 MOD-UW-4 MOD-UW-5 MOD-UW-6 MOD-UW-7", "-4/-2 by swimmer"),
+                _v(
+                    "mod_penalties",
+                    "001",
+                    "MOD-UW-1 MOD-UW-2 MOD-UW-3 MOD-UW-4 MOD-UW-5 MOD-UW-6 MOD-UW-7",
+                    "-4/-2 by swimmer",
+                ),
                 _v("mf_weapon_types", "003", "MF-UW-1 MF-UW-2", "piercing normal, slashing disadvantage"),
             ),
             "mod_penalties",
         ),
-        _toggle("subdual", "pummel and overbear deal subdual damage", "000", "ODD-PUMMEL-2 ODD-OVERB-3", "on"),
+        _toggle(
+            "subdual", "pummel and overbear deal subdual damage", "000", "ODD-PUMMEL-2 ODD-OVERB-3", "on"
+        ),
         _toggle("knockout", "knock-out attempts at -2", "003", "MF-KO-1 MF-KO-2"),
         Option(
             "modifier_stacking",
@@ -374,7 +519,12 @@ OPTIONS: dict[str, Option] = {
             "situational_scale",
             "size of the referee's free modifiers",
             (
-                _v("odd_easy_difficult_heroic", "000", "ODD-SIT-2", "easy up to 5, difficult 6-10, heroic 11+"),
+                _v(
+                    "odd_easy_difficult_heroic",
+                    "000",
+                    "ODD-SIT-2",
+                    "easy up to 5, difficult 6-10, heroic 11+",
+                ),
                 _v("mf_plus_minus_1", "003", "MF-OTHER-1", "+1 or -1 each"),
             ),
             "odd_easy_difficult_heroic",
@@ -392,12 +542,19 @@ OPTIONS: dict[str, Option] = {
             "zero_hp",
             "what 0 hit points means (GAP-HP-ZERO)",
             (
-                _v("monsters_die_characters_fall", "gap", "ODD-HP-1", "monsters die at 0; characters fall, die at -10"),
+                _v(
+                    "monsters_die_characters_fall",
+                    "gap",
+                    "ODD-HP-1",
+                    "monsters die at 0; characters fall, die at -10",
+                ),
                 _v("die_at_zero", "gap", "ODD-HP-1", "everyone dies at 0"),
             ),
             "monsters_die_characters_fall",
         ),
-        _toggle("drowning_fight_extra_d4", "+1d4 rounds of breath also while fighting", "003", "MF-DROWN-2", "on"),
+        _toggle(
+            "drowning_fight_extra_d4", "+1d4 rounds of breath also while fighting", "003", "MF-DROWN-2", "on"
+        ),
         Option(
             "conditions_fatigue",
             "fatigue and exhaustion",
@@ -407,7 +564,12 @@ OPTIONS: dict[str, Option] = {
             ),
             "odd_referee",
         ),
-        _toggle("grapple_adds_bth", "the referee allows BTH on grapple, pummel and overbear", "000", "ODD-GRAP-1 ODD-PUMMEL-1 ODD-OVERB-1"),
+        _toggle(
+            "grapple_adds_bth",
+            "the referee allows BTH on grapple, pummel and overbear",
+            "000",
+            "ODD-GRAP-1 ODD-PUMMEL-1 ODD-OVERB-1",
+        ),
         Option(
             "round_timing",
             "abstract rounds or segments",
@@ -535,7 +697,9 @@ class Ruleset:
         resolved = {name: option.default for name, option in OPTIONS.items()}
         for key, value in self.values.items():
             if key not in OPTIONS:
-                raise OptionError(f"unknown ruleset option {key!r}; valid options: {', '.join(sorted(OPTIONS))}")
+                raise OptionError(
+                    f"unknown ruleset option {key!r}; valid options: {', '.join(sorted(OPTIONS))}"
+                )
             OPTIONS[key].variant(str(value))
             resolved[key] = str(value)
         object.__setattr__(self, "values", MappingProxyType(resolved))
@@ -554,7 +718,11 @@ class Ruleset:
 
     def __repr__(self) -> str:
         changed = self.overrides()
-        return f"Ruleset.preset({self.name!r}).with_options({changed!r})" if changed else f"Ruleset.preset({self.name!r})"
+        return (
+            f"Ruleset.preset({self.name!r}).with_options({changed!r})"
+            if changed
+            else f"Ruleset.preset({self.name!r})"
+        )
 
     def overrides(self) -> dict[str, str]:
         """Options that differ from this ruleset's preset."""
@@ -572,7 +740,9 @@ class Ruleset:
         changes = {key: _word(value) for key, value in changes.items()}
         for key, value in changes.items():
             if key not in OPTIONS:
-                raise OptionError(f"unknown ruleset option {key!r}; valid options: {', '.join(sorted(OPTIONS))}")
+                raise OptionError(
+                    f"unknown ruleset option {key!r}; valid options: {', '.join(sorted(OPTIONS))}"
+                )
             OPTIONS[key].variant(str(value))
         return Ruleset(self.name, MappingProxyType({**self.values, **changes}))
 
@@ -584,7 +754,9 @@ class Ruleset:
         return cls.preset(str(data.get("preset", "odd"))).with_options(**dict(data.get("options", {})))
 
 
-def load_ruleset(spec: str, overrides: Mapping[str, Any] | None = None, base_dir: Path | None = None) -> Ruleset:
+def load_ruleset(
+    spec: str, overrides: Mapping[str, Any] | None = None, base_dir: Path | None = None
+) -> Ruleset:
     """A preset name, or a path to a house-rules YAML file (`preset:` + `options:`), plus overrides."""
     from referee.files import load_ruleset_file
 

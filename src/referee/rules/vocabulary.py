@@ -50,4 +50,6 @@ CONDITIONS: dict[str, str] = {
     "kneeling": "kneeling (MF-POS-3)",
 }
 
-HELPLESS = frozenset({"held", "paralyzed", "paralyzed_fear", "sleeping", "sleeping_natural", "unconscious", "bound"})
+HELPLESS = frozenset(
+    {"held", "paralyzed", "paralyzed_fear", "sleeping", "sleeping_natural", "unconscious", "bound"}
+)

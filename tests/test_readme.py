@@ -1,0 +1,48 @@
+"""The README's promises: its Python example runs, its commands exist, its file example loads."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import yaml
+from tests.conftest import ROOT
+
+from referee.files import setup_from_data
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+
+
+def test_python_example_runs() -> None:
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for block in blocks("python"):
+            exec(compile(block, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+
+
+def test_yaml_example_is_a_valid_encounter() -> None:
+    (block,) = blocks("yaml")
+    setup = setup_from_data(yaml.safe_load(block), "README.md")
+    assert [c.name for c in setup.combatants][:2] == ["Angthar", "Goblin 1"]
+
+
+def test_quick_start_is_exactly_two_commands() -> None:
+    quick = README.split("## Quick start", 1)[1].split("##", 1)[0]
+    (block,) = re.findall(r"```sh\n(.*?)```", quick, flags=re.S)
+    assert [line.split()[0:2] for line in block.strip().splitlines()] == [["make", "demo"], ["make", "test"]]
+
+
+def test_every_command_in_the_table_exists() -> None:
+    from referee.cli import app
+
+    registered = {c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands}
+    table = README.split("## Commands", 1)[1].split("\n\n", 2)[1]
+    for name in re.findall(r"`referee (\w+)", table):
+        assert name in registered, name
