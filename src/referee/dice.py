@@ -32,6 +32,7 @@ class DiceLimits:
     max_dice: int = 1000
     max_faces: int = 1000
     max_depth: int = 20
+    max_script: int = 10_000  # results in one typed-in dice list (`--dice 7,4,12`)
 
 
 LIMITS = DiceLimits()
@@ -130,7 +131,10 @@ class DiceTape:
 def parse_script(text: str) -> list[int]:
     """`"7,4,12,6"` → `[7, 4, 12, 6]`; a clear error naming the bad item otherwise."""
     results: list[int] = []
-    for index, item in enumerate(text.replace(" ", ",").split(","), start=1):
+    items = text.replace(" ", ",").split(",")
+    if sum(1 for item in items if item) > LIMITS.max_script:
+        raise DiceError(f"dice list has more than {LIMITS.max_script} results; the limit is {LIMITS.max_script}")
+    for index, item in enumerate(items, start=1):
         if not item:
             continue
         try:
@@ -270,8 +274,10 @@ def _validate(node: Any, text: str, depth: int) -> None:
     if isinstance(node, ast.BinOp):
         if node.op not in _ALLOWED_BINOPS:
             raise DiceError(f"dice expression {text!r}: unsupported operator {node.op!r}")
-        _validate(node.left, text, depth + 1)
-        _validate(node.right, text, depth + 1)
+        # a flat chain `1d4+1d4+...` is not nesting: only brackets and signs deepen (the length
+        # limit keeps a chain short enough for the recursive walks)
+        _validate(node.left, text, depth)
+        _validate(node.right, text, depth + 1 if isinstance(node.right, ast.BinOp) else depth)
         return
     raise DiceError(f"dice expression {text!r}: unsupported part {node}")
 
@@ -327,28 +333,37 @@ def _linear(node: Any, sign: int) -> tuple[list[DiceGroup], int] | None:
 
 
 def _bound(node: Any, low: bool) -> int:
+    low_value, high_value = _range(node)
+    return low_value if low else high_value
+
+
+def _range(node: Any) -> tuple[int, int]:
+    """(minimum, maximum) in one pass over the tree: linear in its size, so a long sum stays fast."""
     ast = d20.ast
     if isinstance(node, ast.Literal):
-        return int(node.value)
+        return int(node.value), int(node.value)
     if isinstance(node, ast.Dice | ast.OperatedDice):
         group = _dice_of(node)
         kept = abs(group.keep) if group.keep else group.count
-        return kept if low else kept * group.sides
+        return kept, kept * group.sides
     if isinstance(node, ast.Parenthetical | ast.AnnotatedNumber):
-        return _bound(node.value, low)
+        return _range(node.value)
     if isinstance(node, ast.UnOp):
-        return _bound(node.value, low) if node.op == "+" else -_bound(node.value, not low)
-    a_lo, a_hi = _bound(node.left, True), _bound(node.left, False)
-    b_lo, b_hi = _bound(node.right, True), _bound(node.right, False)
+        lo, hi = _range(node.value)
+        return (lo, hi) if node.op == "+" else (-hi, -lo)
+    a_lo, a_hi = _range(node.left)
+    b_lo, b_hi = _range(node.right)
     if node.op == "/" and b_lo <= 0 <= b_hi:
         # refuse when parsed: a divisor that can roll 0 would fail in the middle of a fight
+        if b_lo == b_hi:
+            raise DiceError("dice expression divides by zero")
         raise DiceError("dice expression may divide by zero (its divisor can be 0)")
     if node.op == "+":
-        return a_lo + b_lo if low else a_hi + b_hi
+        return a_lo + b_lo, a_hi + b_hi
     if node.op == "-":
-        return a_lo - b_hi if low else a_hi - b_lo
+        return a_lo - b_hi, a_hi - b_lo
     corners = [_apply(node.op, a, b) for a in (a_lo, a_hi) for b in (b_lo, b_hi)]
-    return min(corners) if low else max(corners)
+    return min(corners), max(corners)
 
 
 def _apply(op: str, a: int, b: int) -> int:

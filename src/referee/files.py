@@ -10,10 +10,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from referee import catalog
 from referee.errors import EncounterFileError, OptionError
@@ -31,11 +31,14 @@ from referee.model import (
     hit_dice_count,
     hit_dice_expression,
 )
-from referee.rules.ruleset import Ruleset, load_ruleset
+from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, load_ruleset
+
+_M = TypeVar("_M", bound=BaseModel)
 
 MAX_FILE_BYTES = 1_000_000
 MAX_ALIASES = 100
 MAX_COMBATANTS = 200
+MAX_YAML_NODES = 100_000  # values in a file once its aliases are expanded (an alias bomb stays small)
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,8 @@ class Setup:
 def read_yaml(path: Path) -> Any:
     """Read a YAML file safely, with size and alias limits and a one-line error naming the file."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)  # never more: /dev/zero or a huge file is cut here
     except FileNotFoundError:
         raise EncounterFileError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -89,7 +93,7 @@ def read_yaml(path: Path) -> Any:
 
 def parse_yaml_bytes(raw: bytes, where: str) -> Any:
     if len(raw) > MAX_FILE_BYTES:
-        raise EncounterFileError(f"{where}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+        raise EncounterFileError(f"{where}: file is more than {MAX_FILE_BYTES} bytes; the limit is {MAX_FILE_BYTES}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -98,15 +102,50 @@ def parse_yaml_bytes(raw: bytes, where: str) -> Any:
         aliases = sum(isinstance(t, yaml.AliasToken) for t in yaml.scan(text, Loader=yaml.SafeLoader))
         if aliases > MAX_ALIASES:
             raise EncounterFileError(f"{where}: {aliases} YAML aliases; the limit is {MAX_ALIASES}")
-        return yaml.safe_load(text)
+        data = yaml.safe_load(text)
+        check_expanded_size(data, where)
+        return data
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
         raise EncounterFileError(f"{where}: bad YAML at {place}: {exc.problem}") from None
+    except yaml.reader.ReaderError as exc:
+        raise EncounterFileError(
+            f"{where}: character {chr(exc.character)!r} at position {exc.position} is not allowed in YAML"
+        ) from None
     except yaml.YAMLError as exc:
-        raise EncounterFileError(f"{where}: bad YAML: {exc}") from None
+        raise EncounterFileError(f"{where}: bad YAML: {' '.join(str(exc).split())}") from None
     except RecursionError:
         raise EncounterFileError(f"{where}: YAML nests too deeply") from None
+
+
+def check_expanded_size(data: Any, where: str) -> None:
+    """Refuse data that refers to itself (a YAML alias inside its own anchor) or that expands, through
+    shared aliases, to more than :data:`MAX_YAML_NODES` values. Shared nodes are counted once per use
+    but measured once (memoised by identity), so the check itself stays cheap."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: Any) -> int:
+        if not isinstance(node, dict | list):
+            return 1
+        key = id(node)
+        if key in open_nodes:
+            raise EncounterFileError(f"{where}: the data refers to itself (a YAML alias inside its own anchor)")
+        if key not in sizes:
+            open_nodes.add(key)
+            children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+            total = 1 + sum(size(child) for child in children)
+            open_nodes.discard(key)
+            if total > MAX_YAML_NODES:
+                raise EncounterFileError(f"{where}: the data expands to more than {MAX_YAML_NODES} values")
+            sizes[key] = total
+        return sizes[key]
+
+    try:
+        size(data)
+    except RecursionError:
+        raise EncounterFileError(f"{where}: the data nests too deeply") from None
 
 
 def describe_validation_error(exc: ValidationError, where: str) -> str:
@@ -128,6 +167,10 @@ def _is_type_tag(part: object) -> bool:
     return isinstance(part, str) and (text.startswith(_TYPE_TAGS) or (text[:1].isupper() and "Spec" in text))
 
 
+def is_preset_name(name: str) -> bool:
+    return PRESET_ALIASES.get(name, name) in PRESETS
+
+
 def load_encounter(path: str | Path) -> Setup:
     """Read an encounter file and resolve it into a :class:`Setup`."""
     path = Path(path)
@@ -139,10 +182,18 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
     """Validate encounter data (as read from YAML or JSON) and resolve it against the catalog."""
     if not isinstance(data, dict):
         raise EncounterFileError(f"{where}: expected a mapping with `sides`, got {type(data).__name__}")
+    check_expanded_size(data, where)  # data from a program (JSON API, library) may also be cyclic
     try:
         spec = EncounterSpec.model_validate(data)
     except ValidationError as exc:
         raise EncounterFileError(describe_validation_error(exc, where)) from None
+    if base_dir is None and not is_preset_name(spec.ruleset):
+        # Data not read from a file (the web tracker's API, a program) names a preset, never a file:
+        # nothing sent to a server may make it open a path (docs/errors.md, "Files").
+        raise EncounterFileError(
+            f"{where}: ruleset {spec.ruleset!r} is neither a preset ({', '.join(PRESETS)}) nor a file"
+            " (encounter data not read from a file may only name a preset)"
+        )
     try:
         ruleset = load_ruleset(spec.ruleset, spec.options, base_dir)
     except OptionError as exc:
@@ -170,7 +221,7 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
 
 def resolve_weapon(item: str | WeaponSpec, where: str) -> Weapon:
     """Merge a weapon given by name or by fields with the catalog entry of the same name."""
-    given = WeaponSpec(name=item) if isinstance(item, str) else item
+    given = _validated(WeaponSpec, {"name": item}, where) if isinstance(item, str) else item
     base = catalog.weapon(given.name)
     if base is None and given.damage is None:
         raise EncounterFileError(
@@ -183,13 +234,13 @@ def resolve_weapon(item: str | WeaponSpec, where: str) -> Weapon:
     merged.setdefault("kind", WeaponKind.MELEE)
     if merged.get("type") is not None:
         merged["type"] = tuple(merged["type"])
-    return Weapon.model_validate(merged)
+    return _validated(Weapon, merged, where)
 
 
 def _resolve_armour(item: str | ArmourSpec | None, where: str) -> ArmourSpec | None:
     if item is None:
         return None
-    given = ArmourSpec(name=item) if isinstance(item, str) else item
+    given = _validated(ArmourSpec, {"name": item}, where) if isinstance(item, str) else item
     base = catalog.armour(given.name)
     if base is None and given.ac_bonus is None and given.ac is None:
         raise EncounterFileError(
@@ -203,13 +254,13 @@ def _resolve_armour(item: str | ArmourSpec | None, where: str) -> ArmourSpec | N
         merged["ac_bonus"] = 10 - merged["ac"]
     if merged.get("ac") is None and merged.get("ac_bonus") is not None:
         merged["ac"] = 10 - merged["ac_bonus"]
-    return ArmourSpec.model_validate(merged)
+    return _validated(ArmourSpec, merged, where)
 
 
 def _resolve_shield(item: str | ShieldSpec | None, where: str) -> ShieldSpec | None:
     if item is None:
         return None
-    given = ShieldSpec(name=item) if isinstance(item, str) else item
+    given = _validated(ShieldSpec, {"name": item}, where) if isinstance(item, str) else item
     base = catalog.shield(given.name)
     if base is None and given.bonus is None and given.deflection is None:
         raise EncounterFileError(
@@ -220,7 +271,15 @@ def _resolve_shield(item: str | ShieldSpec | None, where: str) -> ShieldSpec | N
     )
     merged.update(given.model_dump(exclude_none=True, exclude_defaults=True))
     merged["name"] = given.name
-    return ShieldSpec.model_validate(merged)
+    return _validated(ShieldSpec, merged, where)
+
+
+def _validated(model: type[_M], merged: dict[str, Any], where: str) -> _M:
+    """Catalog values merged with the file's (and derived ones, like DAC from AAC) checked again."""
+    try:
+        return model.model_validate(merged)
+    except ValidationError as exc:
+        raise EncounterFileError(describe_validation_error(exc, where)) from None
 
 
 def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combatant]:
@@ -267,9 +326,14 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
             proficiencies=tuple(spec.proficiencies),
             weapons=weapons,
             position=spec.position,
-            conditions=tuple(spec.conditions),
+            conditions=tuple(c if isinstance(c, str) else c.name for c in spec.conditions),
+            condition_rounds=tuple(
+                (c.name, c.rounds) for c in spec.conditions if not isinstance(c, str) and c.rounds
+            ),
             proficient=spec.proficient,
             hidden=spec.hidden,
+            tactic=spec.tactic,
+            sacrifice_shield=spec.sacrifice_shield,
         )
         for name in expand_names(spec)
     ]

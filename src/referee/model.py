@@ -128,6 +128,68 @@ class Abilities(Spec):
     charisma: Annotated[int, Field(ge=1, le=25, alias="cha")] = 10
 
 
+class ModifierSpec(Spec):
+    """A referee's modifier with its reason (ODD-SIT-1); `band` labels its size (ODD-SIT-2)."""
+
+    value: Annotated[int, Field(ge=-50, le=50)]
+    reason: Annotated[str, Field(min_length=1, max_length=120)]
+    rule: Annotated[str, Field(max_length=40)] | None = None
+    band: Literal["easy", "difficult", "heroic"] | None = None
+
+    @model_validator(mode="after")
+    def _band_fits(self) -> ModifierSpec:
+        from referee.rules.situational import ruling_band
+
+        if self.band is not None and ruling_band(self.value) != self.band:
+            raise ValueError(f"a {self.value:+d} modifier is {ruling_band(self.value)}, not {self.band} (ODD-SIT-2)")
+        return self
+
+
+class SituationSpec(Spec):
+    """Standing circumstances of a combatant's attacks, as an action's `situation` (cover, flags...)."""
+
+    cover: str | int | None = None
+    concealment: str | int | None = None
+    flags: list[Annotated[str, Field(min_length=1, max_length=40)]] = []
+    modifiers: list[ModifierSpec] = []
+    ac_modifiers: list[ModifierSpec] = []
+
+    @field_validator("cover", "concealment")
+    @classmethod
+    def _degree(cls, value: str | int | None, info: Any) -> str | None:
+        from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, degree
+
+        allowed = COVER_DEGREES if info.field_name == "cover" else CONCEALMENT_DEGREES
+        return None if value is None else degree(value, allowed, info.field_name)
+
+
+class TacticSpec(Spec):
+    """How `referee fight` steers a combatant nobody steers: its maneuver (docs/encounter-file.md)."""
+
+    maneuver: Literal["attack", "charge", "grapple", "pummel", "overbear", "touch", "hold"] = "attack"
+    target: Annotated[str, Field(min_length=1, max_length=60)] | None = None
+    weapon: Annotated[str, Field(min_length=1, max_length=80)] | None = None
+    rounds: list[Annotated[int, Field(ge=1, le=1000)]] | None = None  # rounds to use it in; None = every round
+    distance: Annotated[int, Field(ge=0, le=10000)] | None = None  # feet to the target without grid positions
+    situation: SituationSpec = SituationSpec()
+
+
+class InitialCondition(Spec):
+    """A condition a combatant starts with: `prone`, or `{name: stunned, rounds: 2}` (to the end of round 2)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=40)]
+    rounds: Annotated[int, Field(ge=1, le=1000)] | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        from referee.rules.vocabulary import CONDITIONS
+
+        if value not in CONDITIONS:
+            raise ValueError(f"unknown condition {value!r}; conditions: {', '.join(sorted(CONDITIONS))}")
+        return value
+
+
 _HD = re.compile(r"^\s*(\d+)\s*(?:d\s*(\d+))?\s*([+-]\s*\d+)?\s*$")
 
 
@@ -156,14 +218,24 @@ class CombatantSpec(Spec):
     proficiencies: list[str] = []
     weapons: list[str | WeaponSpec] = []
     position: tuple[int, int] | None = None  # squares on a 5-foot grid (ODD-MOVE-4)
-    conditions: list[str] = []
+    conditions: list[str | InitialCondition] = []
     proficient: bool = True
     hidden: bool = False  # not shown on the players' view
+    tactic: TacticSpec | None = None  # how `referee fight` steers it (docs/encounter-file.md)
+    sacrifice_shield: bool = False  # HR-ARMDMG-4: a critical's armour damage destroys the shield instead
 
     @field_validator("size", mode="before")
     @classmethod
     def _size(cls, value: Any) -> Size:
         return Size.parse(value)
+
+    @field_validator("conditions")
+    @classmethod
+    def _conditions(cls, value: list[str | InitialCondition]) -> list[str | InitialCondition]:
+        for item in value:
+            if isinstance(item, str):
+                InitialCondition(name=item)  # the same one-line error for an unknown name
+        return value
 
     @field_validator("hit_dice")
     @classmethod
@@ -224,6 +296,14 @@ class EncounterSpec(Spec):
     max_rounds: Annotated[int, Field(ge=1, le=1000)] = 100
     distance: Annotated[int, Field(ge=0, le=10000)] = 5  # feet between the sides when nobody has a position
     environment: dict[str, Any] = {}
+
+    @field_validator("environment")
+    @classmethod
+    def _environment(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from referee.rules.environment import parse_environment
+
+        parse_environment(value)  # a bad depth, fog or flag is refused on load
+        return value
 
     @model_validator(mode="after")
     def _names_are_unique(self) -> EncounterSpec:
@@ -320,8 +400,11 @@ class Combatant(Spec):
     weapons: tuple[Weapon, ...] = ()
     position: tuple[int, int] | None = None
     conditions: tuple[str, ...] = ()
+    condition_rounds: tuple[tuple[str, int], ...] = ()  # initial conditions that end after N rounds
     proficient: bool = True
     hidden: bool = False
+    tactic: TacticSpec | None = None
+    sacrifice_shield: bool = False
 
     @property
     def crit_level(self) -> int:

@@ -57,13 +57,6 @@ def combatant(draw: st.DrawFn, name: str) -> dict[str, Any]:
     return data
 
 
-options = st.dictionaries(
-    st.sampled_from(sorted(OPTIONS)),
-    st.nothing(),
-    max_size=0,
-)
-
-
 @st.composite
 def ruleset_options(draw: st.DrawFn) -> dict[str, str]:
     """A few random option overrides: any variant of any option."""

@@ -34,9 +34,13 @@ def rules(
             }
         )
     if as_json:
-        dump_json({"preset": ruleset.name, "options": rows})
+        dump_json({"preset": ruleset.name, "overrides": ruleset.overrides(), "options": rows})
         return
-    table = Table(title=f"ruleset {ruleset.name}", show_lines=False)
+    changed = ruleset.overrides()
+    title = f"ruleset {ruleset.name}" + (
+        f" with {', '.join(f'{k}={v}' for k, v in changed.items())}" if changed else ""
+    )
+    table = Table(title=title, show_lines=False)
     table.add_column("option")
     table.add_column("value")
     table.add_column("variants (source: rules)")

@@ -6,8 +6,10 @@ the JSON API can carry them.
 
 from __future__ import annotations
 
+import types
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar
+from functools import cache
+from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
 
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
@@ -90,6 +92,52 @@ def _modifier(item: Any, rule: str, where: str) -> Modifier:
     raise IllegalActionError(f"{where}: a modifier is {{value, reason}}, not {item!r}")
 
 
+def _items(data: dict[str, Any], key: str, where: str) -> list[Any]:
+    value = data.get(key) or []
+    if not isinstance(value, list | tuple):
+        raise IllegalActionError(f"{where}: {key} must be a list, not {_short(value)}")
+    return list(value)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@cache
+def _field_types(cls: type[Action]) -> dict[str, Any]:
+    try:
+        return get_type_hints(cls)
+    except Exception:  # an annotation that cannot be resolved: its values are checked where used
+        return {}
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a value from JSON fits a field's plain type (str, int, bool, tuples of them, optional).
+    Other types (Situation, AttackForm...) are converted and checked by their own code."""
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return any(_fits(value, h) for h in get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    if origin is tuple:
+        args = get_args(hint)
+        if not isinstance(value, list | tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_fits(v, args[0]) for v in value)
+        return len(value) == len(args) and all(_fits(v, a) for v, a in zip(value, args, strict=True))
+    return True
+
+
 def situation_from_dict(data: Any, where: str = "situation") -> Situation:
     if data is None:
         return Situation()
@@ -115,9 +163,9 @@ def situation_from_dict(data: Any, where: str = "situation") -> Situation:
         distance=distance,
         cover=cover,
         concealment=concealment,
-        modifiers=tuple(_modifier(m, "ODD-SIT-1", where) for m in data.get("modifiers", []) or []),
-        ac_modifiers=tuple(_modifier(m, "ODD-AC-SIT", where) for m in data.get("ac_modifiers", []) or []),
-        flags=frozenset(str(f) for f in data.get("flags", []) or []),
+        modifiers=tuple(_modifier(m, "ODD-SIT-1", where) for m in _items(data, "modifiers", where)),
+        ac_modifiers=tuple(_modifier(m, "ODD-AC-SIT", where) for m in _items(data, "ac_modifiers", where)),
+        flags=frozenset(str(f) for f in _items(data, "flags", where)),
     )
 
 
@@ -141,6 +189,12 @@ def action_from_dict(data: Any) -> Action:
         values[key] = value
     if "actor" not in values or not isinstance(values["actor"], str):
         raise IllegalActionError(f"action {kind!r} needs an `actor`")
+    hints = _field_types(cls)
+    for key, value in values.items():
+        # JSON from the tracker's API: a wrong type is refused here, not deep inside a rule
+        if key in hints and not _fits(value, hints[key]):
+            expected = hints[key].__name__ if isinstance(hints[key], type) else str(hints[key])
+            raise IllegalActionError(f"action {kind!r}: {key} must be {expected}, not {_short(value)}")
     if "situation" in values:
         values["situation"] = situation_from_dict(values["situation"])
     if values.get("form") is not None:

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import referee.rules.enabled  # noqa: F401  (registers every rule)
 from referee.dice import DiceSource, DiceTape, roll
 from referee.engine.actions import Action
 from referee.engine.events import Event, EventType, event
@@ -19,12 +18,16 @@ from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
 from referee.files import Setup
+from referee.model import Combatant
 from referee.rules import initiative, surprise
 
 # Hooks run at the end of each round before ROUND_END (conditions expiring, drowning, garrotte counts...).
 END_OF_ROUND: list[Callable[[FightState, DiceSource], list[Event]]] = []
 # Hooks run at the start of each round after initiative (segment delays, ongoing effects...).
 START_OF_ROUND: list[Callable[[FightState, DiceSource], list[Event]]] = []
+
+# Rule modules register on the hooks above, so they are imported once the hooks exist.
+import referee.rules.enabled  # noqa: E402, F401  (registers every rule)
 
 
 class Fight:
@@ -109,10 +112,11 @@ class Fight:
             else:
                 hp[c.name] = 1
         conditions = {c.name: list(c.conditions) for c in self.setup.combatants if c.conditions}
+        lasting = {c.name: dict(c.condition_rounds) for c in self.setup.combatants if c.condition_rounds}
         return event(
             EventType.SETUP, 0, dice=tape.take(), rule="ODD-HD-2",
             text="hit points: " + ", ".join(f"{n} {v}" for n, v in hp.items()),
-            data={"hp": hp, "conditions": conditions, "name": self.setup.name},
+            data={"hp": hp, "conditions": conditions, "condition_rounds": lasting, "name": self.setup.name},
         )  # fmt: skip
 
     def _surprise_events(self, dice: DiceSource) -> list[Event]:
@@ -173,30 +177,9 @@ class Fight:
         return added
 
     def _initiative_event(self, number: int, dice: DiceSource) -> Event:
-        rs = self.setup.ruleset
         tape = DiceTape(dice)
         active = [c.spec for c in self.state.combatants.values() if c.is_active()]
-        rolls: dict[str, int] = {}
-        if rs["initiative"] == "d10_group":
-            members = {s: [c.name for c in active if c.side == s] for s in self.setup.sides}
-            side_rolls = [(s, tape.roll(10, f"initiative {s}")) for s in self.setup.sides if members[s]]
-            rolls = dict(side_rolls)
-            order = initiative.order_groups(side_rolls, members)
-            rule = "ODD-INIT-4"
-        else:
-            entries = []
-            for c in active:
-                face = tape.roll(10, f"initiative {c.name}")
-                rolls[c.name] = face
-                delays = [d for hook in initiative.DELAY_RULES for d in hook(c, number, tape)]
-                entries.append(
-                    initiative.Roll(c.name, face, c.abilities.dexterity, sum(d[0] for d in delays))
-                )
-            order = initiative.order_individual(entries)
-            rule = "ODD-INIT-1"
-        moves: list[dict[str, str]] = []
-        if number == 1 and rs.is_on("first_strike_reach_size"):
-            order, moves = initiative.apply_first_strike(order, {c.name: c for c in active})
+        order, rolls, moves, rule = roll_initiative(self.setup, active, number, tape)
         text = " > ".join("=".join(slot) for slot in order)
         return event(
             EventType.INITIATIVE, number, dice=tape.take(), rule=rule, text=f"initiative: {text}",
@@ -206,6 +189,10 @@ class Fight:
     def act(self, action: Action, dice: DiceSource) -> list[Event]:
         """Resolve one combatant's action for this round (in initiative order)."""
         need = self.needs()
+        if getattr(action, "out_of_turn", False) and need in {"action", "end_round"}:
+            # the referee's own acts (putting on a condition...) use nobody's turn
+            added = self.push(resolve(self.state, action, dice))
+            return added + self._maybe_end()
         if need != "action":
             raise IllegalActionError(f"no action can be taken now (the fight needs: {need})")
         expected = self.next_actor()
@@ -289,6 +276,36 @@ class Fight:
         return FightResult(
             self.state.winner, self.state.round, self.state.snapshot()["combatants"], self.events
         )
+
+
+def roll_initiative(
+    setup: Setup, active: list[Combatant], number: int, tape: DiceSource
+) -> tuple[list[list[str]], dict[str, int], list[dict[str, str]], str]:
+    """Round `number`'s order of action for the active combatants: (slots, rolls, first-strike moves, rule).
+
+    Pure but for the dice, so the exact odds (:mod:`referee.odds`) enumerate it over every d10 result.
+    """
+    rs = setup.ruleset
+    rolls: dict[str, int] = {}
+    if rs["initiative"] == "d10_group":
+        members = {s: [c.name for c in active if c.side == s] for s in setup.sides}
+        side_rolls = [(s, tape.roll(10, f"initiative {s}")) for s in setup.sides if members[s]]
+        rolls = dict(side_rolls)
+        order = initiative.order_groups(side_rolls, members)
+        rule = "ODD-INIT-4"
+    else:
+        entries = []
+        for c in active:
+            face = tape.roll(10, f"initiative {c.name}")
+            rolls[c.name] = face
+            delays = [d for hook in initiative.DELAY_RULES for d in hook(c, number, tape)]
+            entries.append(initiative.Roll(c.name, face, c.abilities.dexterity, sum(d[0] for d in delays)))
+        order = initiative.order_individual(entries)
+        rule = "ODD-INIT-1"
+    moves: list[dict[str, str]] = []
+    if number == 1 and rs.is_on("first_strike_reach_size"):
+        order, moves = initiative.apply_first_strike(order, {c.name: c for c in active})
+    return order, rolls, moves, rule
 
 
 @dataclass(frozen=True)

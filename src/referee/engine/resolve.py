@@ -12,6 +12,7 @@ from referee.engine.actions import Action, Attack, Wait
 from referee.engine.events import Event, EventType, event
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
+from referee.model import Weapon
 from referee.rules import hit_points
 from referee.rules.attack import AttackPlan, Effect, critical_bonus, plan_attack
 from referee.rules.context import AttackContext, AttackForm
@@ -28,12 +29,19 @@ def resolver(cls: type[Action]) -> Callable[[Resolver], Resolver]:
     return wrap
 
 
+# Hooks that add events after any action (a charged touch spell lost to another action, HR-TOUCH-3...).
+AFTER_ACTION: list[Callable[[FightState, Action, list[Event]], list[Event]]] = []
+
+
 def resolve(state: FightState, action: Action, dice: DiceSource) -> list[Event]:
     """The events an action produces. Does not change `state` (the caller applies the events)."""
     fn = RESOLVERS.get(type(action))
     if fn is None:
         raise IllegalActionError(f"no rules resolve a {action.kind!r} action")
-    return fn(state, action, dice)
+    events = fn(state, action, dice)
+    for hook in AFTER_ACTION:
+        events += hook(state, action, events)
+    return events
 
 
 # --- distance -------------------------------------------------------------------------------------
@@ -58,6 +66,11 @@ def attack_distance(
     return grid if grid is not None else state.setup.distance
 
 
+# Rules that refine the form of an attack declared without one (a character's bare-handed blow is a
+# pummel, ODD-UNARMED-2); each gets the attacker, the weapon and the form chosen so far.
+FORM_RULES: list[Callable[[CombatantState, Weapon, AttackForm], AttackForm]] = []
+
+
 def attack_context(state: FightState, action: Attack, free: bool = False) -> AttackContext:
     """Build what the rules see for one declared attack."""
     if not action.target:
@@ -77,6 +90,8 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
             if weapon.is_ranged or (weapon.can_throw() and distance > weapon.reach)
             else AttackForm.MELEE
         )
+        for pick in FORM_RULES:
+            form = pick(attacker, weapon, form)
     if form is AttackForm.RANGED and not (weapon.is_ranged or weapon.can_throw()):
         raise IllegalActionError(f"{weapon.name} is not a missile weapon and cannot be thrown")
     if form is AttackForm.MELEE and weapon.kind.value == "propelled":
@@ -114,10 +129,14 @@ def roll_attack(plan: AttackPlan, tape: DiceTape) -> tuple[AttackOutcome, tuple[
     hit = check.succeeds(natural)
     critical = fumble = False
     crit = plan.critical
-    if faces and natural == check.sides and hit and crit.critical != "none":
-        critical = tape.roll(20, "critical confirmation") >= 16 if crit.confirms_critical else True
-    if faces and natural == 1 and not hit and crit.fumble != "none":
-        fumble = tape.roll(20, "fumble confirmation") <= 5 if crit.confirms_fumble else True
+    if faces and crit.may_be_critical(natural, check.sides, hit):
+        critical = (
+            crit.critical_confirmed(tape.roll(20, "critical confirmation"))
+            if crit.confirms_critical
+            else True
+        )
+    if faces and crit.may_be_fumble(natural, hit):
+        fumble = crit.fumble_confirmed(tape.roll(20, "fumble confirmation")) if crit.confirms_fumble else True
     missed_by_chance = False
     if hit and plan.miss_chance:
         missed_by_chance = miss_chance_roll(plan.miss_chance, plan.miss_dice, tape)
@@ -129,9 +148,15 @@ def roll_attack(plan: AttackPlan, tape: DiceTape) -> tuple[AttackOutcome, tuple[
 def miss_chance_roll(percent: int, miss_dice: str, tape: DiceTape) -> bool:
     """MF-VIS-5: roll d100, a result at or under the miss chance turns the hit into a miss.
     Option `miss_chance_dice = d6` (X-11): 33% → 1-2, 66% → 1-4 on a d6."""
+    sides, threshold = miss_chance_die(percent, miss_dice)
+    return tape.roll(sides, "miss chance") <= threshold
+
+
+def miss_chance_die(percent: int, miss_dice: str) -> tuple[int, int]:
+    """The miss-chance die and the highest face that turns a hit into a miss (shared with the odds)."""
     if miss_dice == "d6":
-        return tape.roll(6, "miss chance") <= round(percent * 6 / 100)
-    return tape.roll(100, "miss chance") <= percent
+        return 6, round(percent * 6 / 100)
+    return 100, percent
 
 
 def damage_expression(plan: AttackPlan, critical: bool) -> tuple[str, int]:
@@ -161,23 +186,32 @@ def roll_damage(
     plan: AttackPlan, outcome: AttackOutcome, tape: DiceTape
 ) -> tuple[int, tuple[Modifier, ...], str]:
     """Damage of a hit: dice (or their maximum) + modifiers, at least the plan's minimum."""
-    mods = list(plan.damage.modifiers)
-    text, factor = damage_expression(plan, outcome.critical)
-    expr = scaled_dice(text, factor)
-    maximise = plan.damage.maximise or (
-        outcome.critical
-        and plan.critical.critical in {"max_plus_half_level", "confirm_16_20_max_plus_half_level"}
-    )
+    expr, maximise, mods = damage_recipe(plan, outcome.critical)
     if maximise:
         base = parse_dice(expr).maximum
         how = f"maximum of {expr}"
-        if outcome.critical and plan.critical.critical != "confirm_16_20":
-            mods.append(critical_bonus(plan.critical.level))
     else:
         base = roll(expr, tape, "damage").total
         how = expr
-    amount = max(plan.damage.minimum, base + sum(m.value for m in mods))
-    return amount, tuple(mods), how
+    return damage_amount(plan, base, mods), mods, how
+
+
+def damage_recipe(plan: AttackPlan, critical: bool) -> tuple[str, bool, tuple[Modifier, ...]]:
+    """What a hit's damage is made of: the dice to roll, whether they count at their maximum, and the
+    modifiers. Pure, so the live roll and the exact odds (:mod:`referee.odds`) share it."""
+    mods = list(plan.damage.modifiers)
+    text, factor = damage_expression(plan, critical)
+    maximise = plan.damage.maximise or (
+        critical and plan.critical.critical in {"max_plus_half_level", "confirm_16_20_max_plus_half_level"}
+    )
+    if maximise and critical and plan.critical.critical != "confirm_16_20":
+        mods.append(critical_bonus(plan.critical.level))
+    return scaled_dice(text, factor), maximise, tuple(mods)
+
+
+def damage_amount(plan: AttackPlan, base: int, modifiers: tuple[Modifier, ...]) -> int:
+    """The dice total plus the modifiers, at least the plan's minimum (GAP-MIN-DAMAGE)."""
+    return max(plan.damage.minimum, base + sum(m.value for m in modifiers))
 
 
 def defeat_events(
@@ -250,6 +284,18 @@ def effect_events(
     return out
 
 
+def damage_rule_id(plan: AttackPlan, outcome: AttackOutcome) -> str:
+    """The rule behind a hit's damage: MF-CRIT-2 (maximum + half level), GAP-CRIT-002 (doubled dice of a
+    confirmed 002 critical, HR-CRIT-1), HR-HELPLESS-2 (maximum against the helpless) or ODD-ATK-2."""
+    if outcome.critical and "max" in plan.critical.critical:
+        return "MF-CRIT-2"
+    if outcome.critical:
+        return "HR-CRIT-1"
+    if plan.damage.maximise:
+        return "HR-HELPLESS-2"
+    return "ODD-ATK-2"
+
+
 # Hooks that add events after an attack (armour damage, fumble effects, stray missiles...).
 AFTER_ATTACK: list[
     Callable[[FightState, AttackContext, AttackPlan, AttackOutcome, DiceSource], list[Event]]
@@ -305,7 +351,7 @@ def attack_events(
         out += damage_events(
             state, defender, amount, round_no=r, by=plan.attacker, subdual=plan.damage.subdual,
             knockout=plan.damage.knockout, dice=tape.take(), modifiers=mods,
-            rule="MF-CRIT-2" if outcome.critical and "max" in plan.critical.critical else "ODD-ATK-2",
+            rule=damage_rule_id(plan, outcome),
             text=f"{how}{' ' if mods else ''}{' '.join(str(m) for m in mods)} = {amount}"
             f"{' subdual' if plan.damage.subdual else ''} damage",
             extra={"critical": outcome.critical},
@@ -317,14 +363,30 @@ def attack_events(
     return out
 
 
-@resolver(Attack)
-def resolve_attack(state: FightState, action: Attack, dice: DiceSource) -> list[Event]:
+def plan_declared_attack(state: FightState, action: Attack) -> tuple[AttackContext, AttackPlan]:
+    """The context and plan of a declared attack (shared by the live roll and :mod:`referee.odds`)."""
     ctx = attack_context(state, action)
     if action.knockout:
         ctx = replace(ctx, situation=replace(ctx.situation, flags=ctx.situation.flags | {"knockout"}))
-    plan = plan_attack(ctx)
+    return ctx, plan_attack(ctx)
+
+
+# Rules that may send a declared attack at another target (an outsider striking into a grapple,
+# MOD-COND-GRAPPLED-2); each returns the new target and the events that record why, or None.
+RETARGET_RULES: list[Callable[[FightState, Attack, DiceSource], tuple[str, list[Event]] | None]] = []
+
+
+@resolver(Attack)
+def resolve_attack(state: FightState, action: Attack, dice: DiceSource) -> list[Event]:
+    before: list[Event] = []
+    for retarget in RETARGET_RULES:
+        found = retarget(state, action, dice)
+        if found is not None:
+            action = replace(action, target=found[0])
+            before += found[1]
+    ctx, plan = plan_declared_attack(state, action)
     data = {"kind": "attack", "weapon": plan.weapon, "form": plan.form.value, "charge": action.charge}
-    return attack_events(state, ctx, plan, dice, data)
+    return before + attack_events(state, ctx, plan, dice, data)
 
 
 @resolver(Wait)

@@ -84,6 +84,7 @@ class FightState:
     round: int = 0
     phase: str = "setup"  # setup → rounds → over
     order: list[list[str]] = field(default_factory=list)
+    rolls: dict[str, int] = field(default_factory=dict)  # this round's initiative rolls
     acted: set[str] = field(default_factory=set)
     current_slot: int = -1
     may_act_though_down: set[str] = field(default_factory=set)
@@ -164,9 +165,11 @@ def _setup(state: FightState, e: Event) -> None:
     for name, hp in e.data["hp"].items():
         c = state.combatants[name]
         c.hp = c.max_hp = int(hp)
+    lasting = e.data.get("condition_rounds", {})
     for name, conditions in e.data.get("conditions", {}).items():
         for cond in conditions:
-            state.combatants[name].conditions[cond] = Condition(cond)
+            until = lasting.get(name, {}).get(cond)  # `{name: stunned, rounds: 2}`: to the end of round 2
+            state.combatants[name].conditions[cond] = Condition(cond, until, data={"since": 1})
 
 
 def _surprise(state: FightState, e: Event) -> None:
@@ -192,6 +195,8 @@ def _round_start(state: FightState, e: Event) -> None:
 
 def _initiative(state: FightState, e: Event) -> None:
     state.order = [list(slot) for slot in e.data["order"]]
+    if "rolls" in e.data:  # kept so a later re-order (a quick act's penalty, GAP-READY) can use them
+        state.rolls = {str(k): int(v) for k, v in e.data["rolls"].items()}
 
 
 def _action(state: FightState, e: Event) -> None:

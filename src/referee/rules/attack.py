@@ -68,6 +68,24 @@ class CriticalPlan:
     def confirms_fumble(self) -> bool:
         return self.fumble == "confirm_1_5"
 
+    def may_be_critical(self, natural: int, sides: int, hit: bool) -> bool:
+        """A natural top face that hits is a critical (MF-CRIT-1) or asks for confirmation (HR-CRIT-1)."""
+        return natural == sides and hit and self.critical != "none"
+
+    def may_be_fumble(self, natural: int, hit: bool) -> bool:
+        """A natural 1 that misses is a fumble (MF-FUMBLE-1) or asks for confirmation (HR-FUMBLE-1)."""
+        return natural == 1 and not hit and self.fumble != "none"
+
+    @staticmethod
+    def critical_confirmed(face: int) -> bool:
+        """HR-CRIT-1: the confirmation d20 shows 16-20."""
+        return face >= 16
+
+    @staticmethod
+    def fumble_confirmed(face: int) -> bool:
+        """HR-FUMBLE-1: the confirmation d20 shows 1-5."""
+        return face <= 5
+
 
 @dataclass(frozen=True)
 class AttackPlan:

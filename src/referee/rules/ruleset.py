@@ -649,19 +649,22 @@ PRESETS: dict[str, dict[str, str]] = {
         "modifier_stacking": "typed",
         "ac_floor": "none",
     },
-    # A sensible combined game: ODD's core, 001's conditions, 002's natural rolls and armour damage,
-    # 003's criticals and knock-outs. Documented in docs/rulesets.md.
+    # A sensible combined game: ODD's core, 001's positions and conditions, 002's natural rolls,
+    # confirmed criticals, armour damage, withdrawal and casting on the move, 003's critical damage,
+    # knock-outs and ambush advantage. Every choice is explained in docs/rulesets.md.
     "full": {
         "flank_and_rear": "mod",
         "stunned": "mod_plus_4",
         "grapple_state": "odd_held_defenceless",
+        "conditions_fatigue": "mod_fixed",
         "natural_rolls": "auto_hit_miss",
         "critical_hits": "confirm_16_20_max_plus_half_level",
         "fumbles": "confirm_1_5",
         "armour_damage": "on",
-        "knockout": "on",
         "fighting_withdrawal": "on",
-        "conditions_fatigue": "mod_fixed",
+        "move_and_cast": "half_move_single_round_spell",
+        "knockout": "on",
+        "surprise": "bonus_round_with_advantage",
     },
 }
 

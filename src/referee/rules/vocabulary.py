@@ -19,6 +19,7 @@ CONDITIONS: dict[str, str] = {
     "surprised": "surprised (ODD-SURP-4, ODD-AC-DEX-2)",
     "mounted": "on a mount or unstable platform (ODD-SIT-MOUNT-M, ODD-SIT-MOUNT-R)",
     "casting": "casting a spell this round (ODD-ACT-CAST-*, MOD-COND-CASTING)",
+    "maneuvering": "a defensive maneuver changes its AC this round (ODD-MANEUVER-1)",
     # MOD (001)
     "bound": "bound or manacled (MOD-COND-BOUND)",
     "climbing": "climbing (MOD-COND-CLIMB-1)",
@@ -45,6 +46,10 @@ CONDITIONS: dict[str, str] = {
     "garrotted": "in a garrotte (HR-GARROTE-2)",
     "garrotting": "holding a garrotte on a victim (HR-GARROTE-5)",
     "netted": "caught in a net (HR-NET-2)",
+    "charged_touch": "holding a touch spell that missed, still charged (HR-TOUCH-3)",
+    "firing_missile": "fired a missile this round: no Dex bonus to AC (HR-MISSILE-3)",
+    "withdrawing": "made a fighting withdrawal or left melee this round: no attack (HR-WITHDRAW-3)",
+    "aoo_used": "has made its attack of opportunity this round (GAP-AOO)",
     "flying": "flying (MF-AIR-1)",
     "holding_breath": "holding breath (MF-DROWN-1)",
     "kneeling": "kneeling (MF-POS-3)",

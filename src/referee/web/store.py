@@ -141,7 +141,7 @@ class Store:
             _insert_events(db, encounter_id, 0, events)
         return self.get(encounter_id)
 
-    def list(self) -> list[EncounterRow]:
+    def encounters(self) -> list[EncounterRow]:
         with self._connect() as db:
             ids = [r[0] for r in db.execute("SELECT id FROM encounters ORDER BY updated DESC")]
             return [_row(db, i) for i in ids]
@@ -169,7 +169,9 @@ class Store:
     def events(self, encounter_id: str) -> list[StoredEvent]:
         with self._connect() as db:
             _row(db, encounter_id)
-            rows = db.execute("SELECT seq, step, event FROM events WHERE encounter=? ORDER BY seq", (encounter_id,))
+            rows = db.execute(
+                "SELECT seq, step, event FROM events WHERE encounter=? ORDER BY seq", (encounter_id,)
+            )
             return [StoredEvent(seq, step, Event.from_dict(json.loads(text))) for seq, step, text in rows]
 
     def append(
@@ -226,21 +228,29 @@ def _row(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
     if found is None:
         raise UnknownEncounterError(f"no encounter {encounter_id!r}")
     version = db.execute("SELECT COUNT(*) FROM events WHERE encounter=?", (encounter_id,)).fetchone()[0]
-    groups = db.execute("SELECT COUNT(DISTINCT grp) FROM redo WHERE encounter=?", (encounter_id,)).fetchone()[0]
+    groups = db.execute("SELECT COUNT(DISTINCT grp) FROM redo WHERE encounter=?", (encounter_id,)).fetchone()[
+        0
+    ]
     i, name, setup, ref, player, revision, created, updated = found
     return EncounterRow(i, name, json.loads(setup), ref, player, version, revision, groups, created, updated)
 
 
 def _check_version(db: sqlite3.Connection, encounter_id: str, version: int) -> None:
-    current = _row(db, encounter_id).version
-    if version != current:
+    check_version(version, _row(db, encounter_id).version)
+
+
+def check_version(given: int, current: int) -> None:
+    """Refuse a change made on another version than the stored one (two tabs: the second one loses)."""
+    if given != current:
         raise StaleVersionError(
-            f"this page shows version {version} of the fight but it is now at version {current}"
+            f"this page shows version {given} of the fight but it is now at version {current}"
             " (changed in another tab?); reload and try again"
         )
 
 
-def _insert_events(db: sqlite3.Connection, encounter_id: str, start: int, events: Sequence[tuple[int, Event]]) -> None:
+def _insert_events(
+    db: sqlite3.Connection, encounter_id: str, start: int, events: Sequence[tuple[int, Event]]
+) -> None:
     db.executemany(
         "INSERT INTO events VALUES (?, ?, ?, ?)",
         [(encounter_id, start + i, step, json.dumps(e.to_dict())) for i, (step, e) in enumerate(events)],

@@ -1,0 +1,52 @@
+"""`referee serve`: the referee's tracker, a web page over the engine (see docs/tracker.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee.cli import app, console
+
+
+@app.command()
+def serve(
+    db: Annotated[Path, typer.Option(help="The tracker's SQLite file (created if missing).")] = Path(
+        "referee.sqlite3"
+    ),
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (127.0.0.1: this machine only).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    password: Annotated[
+        str | None, typer.Option(help="Also accept this password as the referee's credential (/login).")
+    ] = None,
+    examples: Annotated[
+        Path | None,
+        typer.Option(help="Folder of example encounter files (default: the repository's examples/)."),
+    ] = None,
+) -> None:
+    """Serve the tracker; print the referee's link (with its secret token) and the players' links."""
+    import uvicorn
+
+    from referee.web.app import Settings, create_app
+
+    web = create_app(Settings(db=db, password=password, examples=examples))
+    store = web.state.store
+    everywhere = host in {"0.0.0.0", "::"}
+    base = f"http://{'127.0.0.1' if everywhere else host}:{port}"
+    if everywhere:
+        console.print("listening on every address: from other machines, use this machine's address instead")
+    console.print(f"referee's link (keep it secret): {base}/?token={store.admin_token()}", soft_wrap=True)
+    if password:
+        console.print(f"or log in with the password at {base}/login", soft_wrap=True)
+    rows = store.encounters()
+    if rows:
+        for row in rows:
+            console.print(
+                f"players' link for {row.name!r}: {base}/p/{row.id}/{row.player_token}", soft_wrap=True
+            )
+    else:
+        console.print("players' links: each encounter's page shows its own (\"players' view\").")
+    uvicorn.run(web, host=host, port=port, log_level="warning")

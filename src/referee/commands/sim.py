@@ -1,0 +1,171 @@
+"""`referee sim FILE -n N`: how an encounter usually goes, from many simulated fights."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+
+from referee.cli import app, console, dump_json, fail
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from referee.sim import SimResult
+
+MAX_FIGHTS = 1_000_000_000
+MAX_WORKERS = 64
+
+
+def parse_count(text: str, what: str = "the number of fights", limit: int = MAX_FIGHTS) -> int:
+    """A whole number written as `1000000`, `1_000_000`, `1e6`, `10k` or `2M`, from 1 to `limit`."""
+    raw = text.strip().lower().replace("_", "").replace(",", "")
+    scale = {"k": 1_000, "m": 1_000_000}
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(?:e(\d+))?([km]?)", raw)
+    if match is None:
+        raise typer.BadParameter(f"{what} must be a whole number like 1000, 1e6 or 10k, not {text!r}")
+    value = float(match.group(1)) * 10 ** int(match.group(2) or 0) * scale.get(match.group(3), 1)
+    if value != int(value) or not 1 <= value <= limit:
+        raise typer.BadParameter(f"{what} must be a whole number from 1 to {limit:,}, not {text!r}")
+    return int(value)
+
+
+class LazyProgress:
+    """A rich progress bar that appears only once a run has taken more than a second."""
+
+    def __init__(self, label: str, delay: float = 1.0) -> None:
+        self.label = label
+        self.delay = delay
+        self.started = time.perf_counter()
+        self.bar: Progress | None = None
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if time.perf_counter() - self.started < self.delay or done >= total:
+                return
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress(
+                "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                TimeRemainingColumn(), console=console, transient=True,
+            )  # fmt: skip
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=total)
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@app.command()
+def sim(
+    file: Annotated[Path, typer.Argument(help="Encounter file (YAML).")],
+    fights: Annotated[str, typer.Option("-n", "--fights", help="How many fights: 1000, 1e6, 10k, 2M.")] = "10000",
+    seed: Annotated[int, typer.Option(help="Seed (same seed and workers, same result).")] = 0,
+    workers: Annotated[int, typer.Option(help="Processes to spread the batches over.")] = 1,
+    engine: Annotated[bool, typer.Option("--engine", help="Play every fight with the event engine.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as one JSON object.")] = False,
+    plot: Annotated[Path | None, typer.Option(help="Write a PNG of the rounds and survival rates here.")] = None,
+) -> None:
+    """Simulate many fights of an encounter: win rates with 95% intervals, rounds, survival."""
+    from referee.files import load_encounter
+    from referee.sim import simulate
+
+    try:
+        n = parse_count(fights)
+    except typer.BadParameter as exc:
+        fail(str(exc))
+    if not 1 <= workers <= MAX_WORKERS:
+        fail(f"--workers must be from 1 to {MAX_WORKERS}, not {workers}")
+    if plot is not None and plot.suffix.lower() != ".png":
+        fail(f"--plot writes a PNG; give a file name ending in .png, not {plot.name!r}")
+    if plot is not None and not plot.parent.is_dir():
+        fail(f"--plot: no such directory {str(plot.parent)!r}")
+    setup = load_encounter(file)
+    progress = LazyProgress(f"simulating {setup.name}")
+    try:
+        result = simulate(setup, n, seed=seed, workers=workers, progress=None if as_json else progress,
+                          force_engine=engine)  # fmt: skip
+    finally:
+        progress.close()
+    if plot is not None:
+        write_plot(result, plot)
+    if as_json:
+        dump_json(result.to_dict())
+    else:
+        print_result(result, plot)
+
+
+def print_result(result: SimResult, plot: Path | None = None) -> None:
+    data = result.to_dict()
+    path = data["path"]
+    why = f" (fallback: {data['fallback_reason']})" if data["fallback_reason"] else ""
+    console.print(f"[bold]{data['encounter']}[/bold] · ruleset {data['ruleset']} · {data['fights']:,} fights")
+    console.print(f"path: {path}{why}", markup=False)
+    sides = Table(title="sides")
+    for column in ("side", "wins", "win rate", "95% interval"):
+        sides.add_column(column, justify="left" if column == "side" else "right")
+    for s in data["sides"]:
+        low, high = s["ci95"]
+        sides.add_row(s["side"], f"{s['wins']:,}", f"{s['win_rate']:.1%}", f"{low:.1%} – {high:.1%}")
+    sides.add_row("draw (no side left)", f"{data['draws']['count']:,}", f"{data['draws']['rate']:.1%}", "")
+    limit = data["round_limit"]
+    sides.add_row(f"round limit ({limit['max_rounds']})", f"{limit['count']:,}", f"{limit['rate']:.1%}", "")
+    console.print(sides)
+    rounds = data["rounds"]
+    console.print(f"rounds: mean {rounds['mean']:.2f}, median {rounds['median']}")
+    console.print(rounds_line(rounds["distribution"], data["fights"]), markup=False)
+    people = Table(title="combatants")
+    for column in ("combatant", "side", "survives", "still standing", "mean hp left"):
+        people.add_column(column, justify="left" if column in {"combatant", "side"} else "right")
+    for c in data["combatants"]:
+        people.add_row(c["name"], c["side"], f"{c['survival_rate']:.1%}", f"{c['standing_rate']:.1%}",
+                       f"{c['mean_hp_left']:.1f}")  # fmt: skip
+    console.print(people)
+    speed = data["fights_per_second"]
+    console.print(f"{data['seconds']:.2f} s{f', {speed:,} fights/s' if speed else ''}, seed {data['seed']}, "
+                  f"{data['workers']} worker(s)")  # fmt: skip
+    if plot is not None:
+        console.print(f"plot written to {plot}", markup=False)
+
+
+def rounds_line(distribution: dict[str, int], fights: int, width: int = 12) -> str:
+    """`1: 41.6%  2: 19.6%  …` for the most common rounds, in round order."""
+    top = sorted(sorted(distribution.items(), key=lambda kv: -kv[1])[:width], key=lambda kv: int(kv[0]))
+    return "  ".join(f"{r}: {count / max(1, fights):.1%}" for r, count in top)
+
+
+def write_plot(result: SimResult, path: Path) -> None:
+    """A PNG with the distribution of rounds and each combatant's survival rate (matplotlib, Agg)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data = result.to_dict()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    dist = {int(k): v / data["fights"] for k, v in data["rounds"]["distribution"].items()}
+    left.bar(list(dist), list(dist.values()), color="#4a6fa5")
+    left.set_xlabel("rounds")
+    left.set_ylabel("share of fights")
+    left.set_title("how long the fight lasts")
+    names = [c["name"] for c in data["combatants"]]
+    rates = [c["survival_rate"] for c in data["combatants"]]
+    right.barh(names[::-1], rates[::-1], color="#a55a4a")
+    right.set_xlim(0, 1)
+    right.set_xlabel("survival rate")
+    right.set_title("who survives")
+    fig.suptitle(f"{data['encounter']} · {data['fights']:,} fights ({data['path']})")
+    fig.tight_layout()
+    try:
+        fig.savefig(path, format="png", dpi=100)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror}")
+    finally:
+        plt.close(fig)

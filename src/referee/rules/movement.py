@@ -1,0 +1,249 @@
+"""Time, movement and charging in the ODD round (ODD-ROUND-2, ODD-MOVE-*, ODD-ACT-ATK, ODD-CHARGE-*).
+
+Movement numbers are pure functions of feet; fractions are dropped everywhere (ODD-MOVE-3). Positions
+are squares of a 5-ft grid (ODD-MOVE-4); the distance between two squares counts a diagonal step as
+one square, as :func:`referee.engine.resolve.grid_distance` does. Without positions the referee states
+distances in the action and the same functions decide.
+
+The charge contributors apply only under ``charge = odd_damage_bonus``: a declared melee attack after
+a straight run of base..jog feet (ODD-CHARGE-1/2), +2 damage (ODD-CHARGE-3), AC 4 worse for the whole
+round (ODD-CHARGE-4), no +2 if the charged defender hit the charger first (ODD-CHARGE-5). The
+``charging`` condition carries the charge's target and whether it was negated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+from referee.checks import Modifier
+from referee.errors import IllegalActionError
+from referee.rules import hooks
+from referee.rules.attack import Effect
+from referee.rules.context import AttackContext, AttackForm, ac_rule, damage_rule
+
+if TYPE_CHECKING:
+    from referee.engine.state import CombatantState
+
+# --- time (ODD-ROUND-2) -------------------------------------------------------------------------------
+
+ROUND_SECONDS = 10
+ROUNDS_PER_TURN = 6
+
+
+def seconds(rounds: int) -> int:
+    """ODD-ROUND-2: a round is 10 seconds."""
+    return rounds * ROUND_SECONDS
+
+
+def turns(rounds: int) -> tuple[int, int]:
+    """ODD-ROUND-2: six rounds make a turn (about a minute): (whole turns, rounds left over)."""
+    return divmod(rounds, ROUNDS_PER_TURN)
+
+
+# --- movement rates -----------------------------------------------------------------------------------
+
+PACES: dict[str, int] = {"walk": 1, "jog": 2, "run": 4}  # ODD-MOVE-2
+
+# GAP-ENCUMBRANCE: the encumbrance section is missing; these factors are the documented default.
+ENCUMBRANCE: dict[str, Fraction] = {
+    "moderately_encumbered": Fraction(3, 4),
+    "encumbered": Fraction(1, 2),
+    "overloaded": Fraction(1, 4),
+}
+
+# Conditions that leave a creature "restrained or otherwise unable to move" (ODD-MOVE-7).
+IMMOBILE = ("grappled", "bound", "held", "paralyzed", "paralyzed_fear", "entangled", "netted", "garrotted",
+            "unconscious", "sleeping", "sleeping_natural")  # fmt: skip
+
+MAX_REDUCTION = Fraction(3, 4)  # ODD-MOVE-6
+
+
+def drop_fractions(feet: Fraction | int) -> int:
+    """ODD-MOVE-3: drop all fractions, but never below 1 ft."""
+    return max(1, int(feet))
+
+
+def base_rate(c: CombatantState) -> int:
+    """ODD-MOVE-1: the listed rate, reduced by the heaviest encumbrance condition (GAP-ENCUMBRANCE)."""
+    factors = [f for name, f in ENCUMBRANCE.items() if c.has(name)]
+    rate = c.spec.move
+    if factors and rate:
+        rate = drop_fractions(rate * min(factors))
+    return rate
+
+
+def pace_rate(rate: int, pace: str) -> int:
+    """ODD-MOVE-2: walk = the rate, jog = 2×, run = 4×."""
+    if pace not in PACES:
+        raise IllegalActionError(f"pace {pace!r} is not one of: {', '.join(PACES)} (ODD-MOVE-2)")
+    return rate * PACES[pace]
+
+
+def parse_reduction(value: str | int | float | Fraction | None) -> Fraction:
+    """A terrain reduction as a fraction of the rate: `1/2`, `0.75`, `50%` or 50 (percent)."""
+    if value is None or value == 0:
+        return Fraction(0)
+    text = str(value).strip()
+    try:
+        if text.endswith("%"):
+            found = Fraction(text[:-1]) / 100
+        else:
+            found = Fraction(text)
+            if found > 1:
+                found /= 100  # a whole number above 1 is a percentage
+    except (ValueError, ZeroDivisionError):
+        raise IllegalActionError(
+            f"terrain reduction {value!r} is not a fraction like 1/2, 0.75 or 50%"
+        ) from None
+    if found < 0 or found >= 1:
+        raise IllegalActionError(f"terrain reduction {value!r} must be at least 0 and below the whole rate")
+    return found
+
+
+def reduced_rate(rate: int, reduction: Fraction, restrained: bool = False) -> int:
+    """ODD-MOVE-6: the referee may reduce the rate for terrain or injury, by at most three-quarters;
+    ODD-MOVE-3: fractions dropped; ODD-MOVE-7: at least 5 ft unless restrained (TV-DER-03: 30 ft, 75% → 7 ft)."""
+    if restrained:
+        return 0
+    if reduction > MAX_REDUCTION:
+        raise IllegalActionError(
+            f"a terrain reduction of {reduction} is more than three-quarters of the rate (ODD-MOVE-6)"
+        )
+    feet = drop_fractions(rate * (1 - reduction)) if rate else 0
+    return max(5, feet)
+
+
+def half_move(rate: int) -> int:
+    """ODD-ACT-ATK: an attack allows half the movement rate, fractions dropped (25 ft → 12 ft)."""
+    return rate // 2 if rate >= 2 else rate
+
+
+def squares(feet: int) -> int:
+    """ODD-MOVE-4: grid units (squares, hexes, inches) = feet ÷ 5, fractions dropped (12 ft → 2)."""
+    return feet // 5
+
+
+def is_restrained(c: CombatantState) -> bool:
+    return any(c.has(name) for name in IMMOBILE)
+
+
+def allowance(c: CombatantState, pace: str = "walk", reduction: Fraction = Fraction(0)) -> int:
+    """How far `c` may move this round at a pace: ODD-MOVE-1, -2, -3, -6, -7 together."""
+    restrained = is_restrained(c)
+    return reduced_rate(pace_rate(base_rate(c), pace), reduction, restrained)
+
+
+# --- the grid (ODD-MOVE-4, ODD-MOVE-5) ----------------------------------------------------------------
+
+Point = tuple[int, int]
+
+
+def feet_between(a: Point, b: Point) -> int:
+    """Distance in feet between two squares; a diagonal step counts as one square (5 ft)."""
+    return 5 * max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def along_line(start: Point, goal: Point, steps: int) -> Point:
+    """The square `steps` squares from `start` on the straight line to `goal` (never past it)."""
+    span = max(abs(goal[0] - start[0]), abs(goal[1] - start[1]))
+    if span == 0:
+        return start
+    t = Fraction(min(steps, span), span)
+    return (start[0] + round(t * (goal[0] - start[0])), start[1] + round(t * (goal[1] - start[1])))
+
+
+def adjacent_toward(start: Point, goal: Point) -> Point:
+    """The square next to `goal` on the straight line from `start` (where a charge ends)."""
+    span = max(abs(goal[0] - start[0]), abs(goal[1] - start[1]))
+    return along_line(start, goal, max(0, span - 1))
+
+
+def path_length(points: list[Point]) -> int:
+    """ODD-MOVE-5: a move may turn corners; its length is the sum of its legs."""
+    return sum(feet_between(a, b) for a, b in pairwise(points))
+
+
+# --- charging (ODD-CHARGE-1..5) -----------------------------------------------------------------------
+
+
+def charge_window(c: CombatantState) -> tuple[int, int]:
+    """ODD-CHARGE-2: at least the base rate, at most the jogging rate (TV-000-09: Una 30..60 ft)."""
+    rate = base_rate(c)
+    return rate, pace_rate(rate, "jog")
+
+
+def check_charge(c: CombatantState, distance: int) -> None:
+    """Raise unless a charge over `distance` feet is allowed (ODD-CHARGE-2)."""
+    low, high = charge_window(c)
+    if is_restrained(c):
+        raise IllegalActionError(f"{c.name} cannot move, so cannot charge (ODD-MOVE-7)")
+    if not low <= distance <= high:
+        raise IllegalActionError(
+            f"{c.name} can charge only {low}-{high} ft (base to jog, ODD-CHARGE-2), not {distance} ft"
+        )
+
+
+def odd_charge(ctx: AttackContext) -> bool:
+    return ctx.charge and ctx.option("charge") == "odd_damage_bonus"
+
+
+def charge_allowed(ctx: AttackContext) -> None:
+    """ODD-CHARGE-1: a charge is a melee attack after jogging or running; ODD-CHARGE-2: base..jog feet."""
+    if not odd_charge(ctx):
+        return
+    if ctx.form is AttackForm.RANGED:
+        raise IllegalActionError("a charge ends in a melee attack, not a missile (ODD-CHARGE-1)")
+    check_charge(ctx.attacker, ctx.distance)
+
+
+def melee_needs_reach(ctx: AttackContext) -> None:
+    """ODD-ACT-ATK: on the grid a melee attack needs the foe within reach; to close further than half the
+    movement rate the attacker must charge (ODD-CHARGE-1) or spend the round moving."""
+    a, d = ctx.attacker.position, ctx.defender.position
+    if ctx.is_ranged or ctx.charge or ctx.free_attack or a is None or d is None:
+        return
+    gap = feet_between(a, d)
+    reach = max(5, ctx.weapon.reach)
+    if gap > reach:
+        raise IllegalActionError(
+            f"{ctx.defender.name} is {gap} ft from {ctx.attacker.name}, beyond the reach of its "
+            f"{ctx.weapon.name} ({reach} ft); move or charge first (ODD-ACT-ATK)"
+        )
+
+
+hooks.register(hooks.ALLOW_RULES, charge_allowed)
+hooks.register(hooks.ALLOW_RULES, melee_needs_reach)
+
+
+def charge_effects(ctx: AttackContext) -> Iterator[tuple[str, Effect]]:
+    """ODD-CHARGE-4: the charger is `charging` (AC 4 worse) for the rest of the round, hit or miss —
+    unless the charge was declared before the round's first action, which already set it."""
+    if odd_charge(ctx) and not ctx.attacker.has("charging"):
+        yield "attempt", Effect("charging", "attacker", 0, "ODD-CHARGE-4")
+
+
+hooks.register(hooks.EFFECT_RULES, charge_effects)
+
+
+@damage_rule
+def charge_damage(ctx: AttackContext) -> Iterator[Modifier]:
+    """ODD-CHARGE-3: +2 damage; ODD-CHARGE-5: none if the charged defender hit the charger first."""
+    if not odd_charge(ctx):
+        return
+    cond = ctx.attacker.conditions.get("charging")
+    if cond is not None and cond.data.get("negated"):
+        yield Modifier(
+            0, "ODD-CHARGE-5", f"charge negated: {cond.data.get('negated_by', 'the defender')} hit first"
+        )
+        return
+    yield Modifier(2, "ODD-CHARGE-3", "charge")
+
+
+@ac_rule
+def charger_exposed(ctx: AttackContext) -> Iterator[Modifier]:
+    """ODD-CHARGE-4: a charger's AC is 4 worse for the whole round, also against first strikes and missiles."""
+    if ctx.defender.has("charging") and ctx.option("charge") == "odd_damage_bonus":
+        yield Modifier(-4, "ODD-CHARGE-4", "charging this round")

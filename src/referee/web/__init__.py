@@ -1,0 +1,1 @@
+"""The referee's tracker: a web page over the engine (`referee serve`)."""

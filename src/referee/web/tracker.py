@@ -1,0 +1,283 @@
+"""What the tracker does with the engine: rebuild a fight from the store, take one step, undo, odds.
+
+The page state is always ``Fight(setup, stored events)``. A step is computed on a fight rebuilt from the
+stored log and then appended on top of the version it was computed from (the store refuses a stale one),
+so nothing is ever half-stored: a refused die, an illegal action or a stale tab store nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import re
+from dataclasses import asdict, is_dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from referee.dice import RandomDice, ScriptedDice
+from referee.engine.actions import Attack, action_from_dict
+from referee.engine.events import Event
+from referee.engine.fight import Fight
+from referee.engine.resolve import attack_context
+from referee.errors import DiceError, EncounterFileError, IllegalActionError, RefereeError
+from referee.files import MAX_FILE_BYTES, Setup, parse_yaml_bytes, setup_from_data
+from referee.web.store import EncounterRow, Store, check_version
+
+log = logging.getLogger(__name__)
+
+STEPS = ("begin", "round", "action", "end_round")
+EXPORT_FORMAT = "referee-tracker/1"
+# Words a typed-dice field may use for "roll this one for me".
+ROLL_WORDS = {"", "?", "r", "roll", "-", "_"}
+
+
+def parse_typed_dice(typed: str | list[int | None] | None) -> list[int | None]:
+    """`"12, ?, 5"` → `[12, None, 5]`: physical dice in the order the engine asks; blank or `?` = roll it."""
+    if typed is None:
+        return []
+    if isinstance(typed, list):
+        return [_typed_value(v, i) for i, v in enumerate(typed, start=1)]
+    text = typed.strip()
+    if not text:
+        return []
+    items = text.split(",") if "," in text else text.split()
+    return [_typed_value(item, i) for i, item in enumerate(items, start=1)]
+
+
+def _typed_value(item: Any, index: int) -> int | None:
+    if item is None or (isinstance(item, str) and item.strip().lower() in ROLL_WORDS):
+        return None
+    if isinstance(item, bool):
+        raise DiceError(f"typed die #{index} is {item!r}, not a whole number")
+    if isinstance(item, int):
+        value = item
+    elif isinstance(item, str) and re.fullmatch(r"\s*-?\d{1,6}\s*", item):
+        value = int(item)
+    else:
+        raise DiceError(f"typed die #{index} is {item!r}, not a whole number (use ? to roll it)")
+    if value < 1:
+        raise DiceError(f"typed die #{index} is {value}; a die shows 1 or more")
+    return value
+
+
+class TypedDice(ScriptedDice):
+    """The referee's physical dice first (None = roll it), then random dice for the rest."""
+
+    def __init__(self, typed: list[int | None], seed: int | None = None) -> None:
+        super().__init__(typed, then=RandomDice(seed))
+        self.typed = len(typed)
+
+    def check_all_used(self) -> None:
+        """Dice typed but never asked for mean the referee and the engine disagree on the order: refuse."""
+        if self.remaining:
+            used = self.typed - self.remaining
+            raise DiceError(
+                f"{self.typed} dice were typed but this step used only {used}; remove the extra ones"
+            )
+
+
+def load_setup(data: dict[str, Any], where: str = "encounter") -> Setup:
+    return setup_from_data(data, where)
+
+
+def load_fight(store: Store, row: EncounterRow) -> Fight:
+    setup = load_setup(row.setup, row.name)
+    return Fight(setup, [s.event for s in store.events(row.id)])
+
+
+def encounter_data_from_bytes(raw: bytes, where: str) -> dict[str, Any]:
+    """An uploaded or pasted encounter file (YAML or JSON: JSON is YAML), size-capped and safely parsed."""
+    data = parse_yaml_bytes(raw, where)
+    if not isinstance(data, dict):
+        raise EncounterFileError(f"{where}: expected a mapping with `sides`, got {type(data).__name__}")
+    return data
+
+
+def frozen_setup(data: dict[str, Any], where: str) -> tuple[str, dict[str, Any]]:
+    """Validate encounter data; return its name and the data with the ruleset frozen in."""
+    setup = load_setup(data, where)
+    return setup.name, setup.to_dict()
+
+
+def take_step(
+    store: Store,
+    row: EncounterRow,
+    step: str,
+    *,
+    version: int,
+    dice: str | list[int | None] | None = None,
+    action: dict[str, Any] | None = None,
+    surprise: dict[str, Any] | None = None,
+    seed: int | None = None,
+) -> tuple[EncounterRow, list[Event]]:
+    """Run one step (begin, round, action, end_round) and store its events on top of `version`."""
+    if step not in STEPS:
+        raise IllegalActionError(f"unknown step {step!r}; steps: {', '.join(STEPS)}")
+    check_version(
+        version, row.version
+    )  # before anything else: a stale tab gets the conflict, not a side error
+    source = TypedDice(parse_typed_dice(dice), seed)
+    new_setup: dict[str, Any] | None = None
+    if step == "begin" and surprise is not None:
+        # Begin with a surprise ruling (ODD-SURP-1): the ruling becomes part of the frozen setup.
+        data = dict(row.setup)
+        data["surprise"] = surprise
+        new_setup = load_setup(data, row.name).to_dict()
+        fight = Fight(load_setup(new_setup, row.name), [s.event for s in store.events(row.id)])
+    else:
+        fight = load_fight(store, row)
+    if step == "begin":
+        events = fight.begin(source)
+    elif step == "round":
+        events = fight.start_round(source)
+    elif step == "end_round":
+        events = fight.end_round(source)
+    else:
+        if action is None:
+            raise IllegalActionError("an action step needs an `action`")
+        events = fight.act(action_from_dict(action), source)
+    source.check_all_used()
+    return store.append(row.id, version, events, new_setup), events
+
+
+class _DiceRecorder:
+    """A dice source for a dry run: every die shows its highest face, and what was asked is written down."""
+
+    def __init__(self) -> None:
+        self.asked: list[dict[str, Any]] = []
+
+    def roll(self, sides: int, purpose: str) -> int:
+        self.asked.append({"sides": sides, "purpose": purpose})
+        return sides
+
+
+def dice_asked(fight: Fight, step: str, action: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The dice a step will ask for, in order, from a dry run on a copy (every die at its highest face, so an
+    attack shows its damage dice too). Nothing is stored; a step that cannot be taken asks for nothing."""
+    copy = Fight(fight.setup, fight.events)
+    recorder = _DiceRecorder()
+    try:
+        if step == "begin":
+            copy.begin(recorder)
+        elif step == "round":
+            copy.start_round(recorder)
+        elif step == "end_round":
+            copy.end_round(recorder)
+        elif step == "action" and action is not None:
+            copy.act(action_from_dict(action), recorder)
+    except RefereeError:
+        return []
+    return recorder.asked
+
+
+def undo(
+    store: Store, row: EncounterRow, *, version: int, keep: int | None = None, count: int | None = None
+) -> EncounterRow:
+    """Undo back to line `keep`, or the last `count` events, or (neither given) the last step."""
+    check_version(version, row.version)
+    if keep is None:
+        stored = store.events(row.id)
+        if not stored:
+            raise IllegalActionError("nothing to undo")
+        keep = len(stored) - count if count is not None else stored[-1].step
+    return store.truncate(row.id, version, max(0, keep))
+
+
+def export(store: Store, row: EncounterRow) -> dict[str, Any]:
+    """The setup and the event log, enough to rebuild the fight anywhere (`import_export` reads it back)."""
+    return {
+        "format": EXPORT_FORMAT,
+        "name": row.name,
+        "setup": row.setup,
+        "events": [{"step": s.step, **s.event.to_dict()} for s in store.events(row.id)],
+    }
+
+
+def import_export(store: Store, data: Any) -> EncounterRow:
+    """Create a new encounter from an export; the log is replayed first, so a broken one is refused."""
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise EncounterFileError(f"not a tracker export: expected an object with format {EXPORT_FORMAT!r}")
+    setup_data = data.get("setup")
+    raw_events = data.get("events", [])
+    if not isinstance(setup_data, dict) or not isinstance(raw_events, list):
+        raise EncounterFileError("a tracker export has `setup` (an object) and `events` (a list)")
+    name = str(data.get("name") or setup_data.get("name") or "Imported encounter")[:120]
+    setup = load_setup(setup_data, "import")
+    try:
+        pairs = [(int(e.get("step", i)), Event.from_dict(e)) for i, e in enumerate(raw_events)]
+        fight = Fight(setup, [e for _, e in pairs])
+        fight.needs(), fight.next_actor(), json.dumps([e.to_dict() for _, e in pairs])
+    except Exception as exc:  # untrusted data: whatever fails while folding it, the import is refused
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise EncounterFileError(f"import: the event log does not replay: {reason}") from None
+    return store.create(name, setup.to_dict(), pairs)
+
+
+def read_json_upload(raw: bytes, where: str) -> Any:
+    if len(raw) > MAX_FILE_BYTES:
+        raise EncounterFileError(f"{where}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise EncounterFileError(f"{where}: not JSON: {exc}") from None
+
+
+def action_odds_for(fight: Fight, action: dict[str, Any]) -> dict[str, Any] | None:
+    """Exact odds of an action from `referee.odds` when that module is installed; None when it is not.
+
+    The action is checked first either way, so a wrong name or an impossible attack is reported at once.
+    """
+    parsed = action_from_dict(action)
+    if isinstance(parsed, Attack):
+        attack_context(fight.state, parsed)
+    else:
+        fight.state[parsed.actor]
+    try:
+        module = importlib.import_module("referee.odds")
+    except ImportError:
+        return None
+    action_odds = getattr(module, "action_odds", None)
+    if action_odds is None:
+        return None
+    try:
+        result = action_odds(fight.state, parsed)
+    except RefereeError:
+        raise
+    except Exception:  # the odds are a help, never a reason to break the page: log it and go on without
+        log.warning("no odds for %r", action, exc_info=True)
+        return None
+    plain = _plain(result)
+    return plain if isinstance(plain, dict) else {"value": plain}
+
+
+def _plain(value: Any) -> Any:
+    """Odds as JSON: Fractions become floats, dataclasses and mappings become objects."""
+    if hasattr(value, "to_dict"):
+        return _plain(value.to_dict())
+    if is_dataclass(value) and not isinstance(value, type):
+        return _plain(asdict(value))
+    if isinstance(value, Fraction):
+        return round(float(value), 6)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def find_examples(configured: str | Path | None = None) -> Path | None:
+    """The examples folder: the configured one, or the repository's next to the package; None if absent."""
+    candidates = [Path(configured)] if configured else []
+    candidates.append(Path(__file__).resolve().parents[3] / "examples")
+    for path in candidates:
+        if path.is_dir():
+            return path
+    return None
+
+
+def list_examples(folder: Path | None) -> list[str]:
+    if folder is None:
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.suffix in {".yaml", ".yml", ".json"} and p.is_file())

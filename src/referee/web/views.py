@@ -1,0 +1,166 @@
+"""What the pages and their JSON twins show: plain dicts built from a fight. The players' view hides things.
+
+The referee sees everything. The players see the order, names and conditions of the combatants that are not
+`hidden`, their party's hit points, and for monsters only a word (unhurt / wounded / badly wounded / down):
+never a monster's hit points or armour class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+from typing import Any
+
+from referee.engine.actions import ACTION_TYPES
+from referee.engine.fight import Fight
+from referee.engine.state import CombatantState, FightState
+from referee.errors import RefereeError
+from referee.model import UNARMED
+from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackContext, AttackForm, Situation
+from referee.web.store import EncounterRow, StoredEvent
+
+HEALTH_WORDS = ("unhurt", "wounded", "badly wounded", "down")
+
+
+def health_word(c: CombatantState) -> str:
+    """A monster's state in one word, for the players (no numbers)."""
+    left = c.hp - c.subdual
+    if c.is_active() and c.max_hp == 0:
+        return "unhurt"  # the fight has not begun: hit points are not fixed yet
+    if not c.is_active() or left <= 0:
+        return "down"
+    if left >= c.max_hp:
+        return "unhurt"
+    if 2 * left > c.max_hp:
+        return "wounded"
+    return "badly wounded"
+
+
+def display_ac(state: FightState, c: CombatantState) -> int | None:
+    """The AC an ordinary melee blow from the first enemy would face now (None if it cannot be worked out)."""
+    from referee.rules.armour_class import armour_class
+
+    enemy = next((o for o in state.combatants.values() if o.side != c.side), None)
+    if enemy is None:
+        return None
+    ctx = AttackContext(
+        state, enemy, c, UNARMED, AttackForm.MELEE, Situation(), distance=state.setup.distance
+    )
+    try:
+        return armour_class(ctx).value
+    except (RefereeError, LookupError, ValueError, TypeError):
+        return None
+
+
+def conditions(state: FightState, c: CombatantState) -> list[dict[str, Any]]:
+    """Conditions with the rounds they have left (a condition ends at the end of round `until_round`)."""
+    out = []
+    for cond in sorted(c.conditions.values(), key=lambda x: x.name):
+        left = None if cond.until_round is None else max(0, cond.until_round - state.round + 1)
+        out.append({"name": cond.name, "until_round": cond.until_round, "rounds_left": left})
+    return out
+
+
+def event_view(stored: StoredEvent) -> dict[str, Any]:
+    return {"seq": stored.seq, "step": stored.step, **stored.event.to_dict()}
+
+
+def action_kinds() -> list[dict[str, Any]]:
+    """Every action kind the engine offers, with its fields, so the form sends only what a kind accepts."""
+    kinds = []
+    for kind, cls in sorted(ACTION_TYPES.items()):
+        kinds.append(
+            {
+                "kind": kind,
+                "doc": (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else "",
+                "fields": [
+                    {"name": f.name, "default": None if f.default is MISSING else _jsonable(f.default)}
+                    for f in fields(cls)
+                ],
+            }
+        )
+    return kinds
+
+
+def _jsonable(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool) or value is None else str(value)
+
+
+def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> dict[str, Any]:
+    state = fight.state
+    current = fight.next_actor() if fight.needs() == "action" else None
+    combatants = []
+    for c in state.combatants.values():
+        combatants.append(
+            {
+                "name": c.name,
+                "side": c.side,
+                "kind": "monster" if c.spec.is_monster else "character",
+                "hidden": c.spec.hidden,
+                "hp": c.hp,
+                "max_hp": c.max_hp,
+                "subdual": c.subdual,
+                "status": c.status,
+                "ac": display_ac(state, c),
+                "conditions": conditions(state, c),
+                "weapons": [w.name for w in c.spec.weapons],
+                "acted": c.name in state.acted,
+                "current": c.name == current,
+            }
+        )
+    return {
+        "id": row.id,
+        "name": row.name,
+        "version": row.version,
+        "revision": row.revision,
+        "redo": row.redo_groups,
+        "ruleset": fight.setup.ruleset.name,
+        "needs": fight.needs(),
+        "round": state.round,
+        "phase": state.phase,
+        "winner": state.winner,
+        "free_round": state.free_round,
+        "current": current,
+        "order": [list(slot) for slot in state.order],
+        "sides": list(fight.setup.sides),
+        "combatants": combatants,
+        "events": [event_view(s) for s in stored],
+        "action_kinds": action_kinds(),
+        "forms": [f.value for f in AttackForm],
+        "cover": list(COVER_DEGREES),
+        "concealment": list(CONCEALMENT_DEGREES),
+    }
+
+
+def player_view(row: EncounterRow, fight: Fight) -> dict[str, Any]:
+    """The players' view: nothing a player's character could not see."""
+    state = fight.state
+    shown = {c.name for c in state.combatants.values() if not c.spec.hidden}
+    current = fight.next_actor() if fight.needs() == "action" else None
+    combatants = []
+    for c in state.combatants.values():
+        if c.name not in shown:
+            continue
+        entry: dict[str, Any] = {
+            "name": c.name,
+            "side": c.side,
+            "party": not c.spec.is_monster,
+            "conditions": [
+                {"name": x["name"], "rounds_left": x["rounds_left"]} for x in conditions(state, c)
+            ],
+        }
+        if c.spec.is_monster:
+            entry["health"] = health_word(c)
+        else:
+            entry.update(hp=c.hp, max_hp=c.max_hp, status=c.status)
+        combatants.append(entry)
+    order = [[n for n in slot if n in shown] for slot in state.order]
+    return {
+        "name": row.name,
+        "revision": row.revision,
+        "round": state.round,
+        "over": fight.is_over(),
+        "winner": state.winner,
+        "current": current if current in shown else None,
+        "order": [slot for slot in order if slot],
+        "combatants": combatants,
+    }

@@ -1,0 +1,258 @@
+"""The tracker's API never answers 500 to a bad body, and a refused request stores nothing.
+
+Random bodies for every write endpoint (create, import, steps, actions, undo, redo, odds, rename):
+the answer is a success, or 400/403/404/409/413/422 with a one-line `error`; after a refusal the
+encounter's version, its event log and the list of encounters are exactly as before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from referee.engine.actions import ACTION_TYPES
+from referee.rules.context import AttackForm
+from referee.web.app import Settings, create_app
+
+from .strategies import examples
+
+ENCOUNTER: dict[str, Any] = {
+    "name": "fuzz",
+    "sides": [
+        {"name": "A", "combatants": [{"name": "Ann", "hp": 9, "weapons": ["long sword", "dagger"]}]},
+        {"name": "B", "combatants": [{"name": "Orc", "count": 2, "hit_dice": "1d8", "weapons": ["spear"]}]},
+    ],
+}
+NAMES = ["Ann", "Orc 1", "Orc 2", "Nobody", ""]
+REFUSALS = {400, 403, 404, 405, 409, 413, 422}
+CURRENT = "@current"  # replaced by the combatant whose turn it is, so that actions get past the turn check
+
+junk = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=12),
+        st.sampled_from(NAMES + ["melee", "ranged", "long sword", "half", "?", "1d6", "rear"]),
+    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=6,
+)
+
+FIELDS = [
+    "actor", "target", "weapon", "form", "charge", "distance", "situation", "knockout", "reason",
+    "feet", "pace", "toward", "rounds", "spell", "item", "name", "uses", "ac", "penalty", "action",
+]  # fmt: skip
+
+
+@st.composite
+def action(draw: st.DrawFn) -> Any:
+    """An action dict close to a real one: a known kind, known names, some fields junk."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(junk)
+    body: dict[str, Any] = {
+        "kind": draw(st.sampled_from([*sorted(ACTION_TYPES), "dance"])),
+        "actor": draw(st.sampled_from([CURRENT, CURRENT, *NAMES])) if draw(st.integers(0, 5)) else draw(junk),
+    }
+    for name in draw(st.lists(st.sampled_from(FIELDS), max_size=4, unique=True)):
+        body[name] = draw(
+            st.one_of(
+                junk,
+                st.sampled_from(NAMES),
+                st.sampled_from([f.value for f in AttackForm]),
+                st.integers(-10, 200),
+                st.fixed_dictionaries(
+                    {}, optional={"cover": junk, "flags": junk, "modifiers": junk, "distance": junk}
+                ),
+            )
+        )
+    return body
+
+
+dice = st.one_of(st.none(), st.text(max_size=12), st.lists(st.one_of(st.none(), st.integers(-3, 30)), max_size=6), junk)
+
+
+@st.composite
+def request(draw: st.DrawFn) -> tuple[str, str, Any]:
+    """(method, path under the encounter, JSON body)."""
+    kind = draw(st.sampled_from(["steps", "actions", "undo", "redo", "odds", "rename"]))
+    version = draw(st.one_of(st.just("current"), st.integers(-2, 60), junk))
+    if kind == "steps":
+        body: Any = {
+            "step": draw(st.sampled_from(["begin", "round", "action", "end_round", "fly"])),
+            "version": version,
+            "dice": draw(dice),
+        }
+        if draw(st.booleans()):
+            body["action"] = draw(action())
+        if draw(st.integers(0, 4)) == 0:
+            body["surprise"] = draw(junk)
+        if draw(st.integers(0, 4)) == 0:
+            body["seed"] = draw(junk)
+    elif kind == "actions":
+        body = {"version": version, "action": draw(action()), "dice": draw(dice)}
+    elif kind == "undo":
+        body = {"version": version, **draw(st.fixed_dictionaries({}, optional={"keep": junk, "count": junk}))}
+    elif kind == "redo":
+        body = {"version": version}
+    elif kind == "odds":
+        body = {"action": draw(action())}
+    else:
+        body = {"name": draw(junk)}
+    if draw(st.integers(0, 9)) == 0:
+        body = draw(junk)
+    method = "PATCH" if kind == "rename" else "POST"
+    return method, "" if kind == "rename" else f"/{kind}", body
+
+
+def with_current_actor(body: Any, actor: str | None) -> Any:
+    if isinstance(body, dict):
+        return {k: with_current_actor(v, actor) for k, v in body.items()}
+    return actor or "Ann" if body == CURRENT else body
+
+
+class Api:
+    def __init__(self, client: TestClient, token: str) -> None:
+        self.client = client
+        self.auth = {"Authorization": f"Bearer {token}"}
+        self.json = {**self.auth, "Content-Type": "application/json"}
+
+    def call(self, method: str, path: str, body: Any) -> Any:
+        response = self.client.request(method, path, content=json.dumps(body), headers=self.json)
+        assert response.status_code < 500, f"{method} {path} {body!r} → {response.status_code} {response.text}"
+        if response.status_code >= 400:
+            assert response.status_code in REFUSALS, response.text
+            message = response.json()["error"]
+            assert isinstance(message, str) and message and "\n" not in message, message
+        return response
+
+    def stored(self, eid: str) -> tuple[Any, ...]:
+        state = self.client.get(f"/api/encounters/{eid}", headers=self.auth)
+        assert state.status_code == 200, state.text
+        events = self.client.get(f"/api/encounters/{eid}/events", headers=self.auth).json()
+        listing = self.client.get("/api/encounters", headers=self.auth).json()
+        return state.json()["version"], events, sorted(e["id"] for e in listing)
+
+    def current(self, eid: str) -> str | None:
+        return self.client.get(f"/api/encounters/{eid}", headers=self.auth).json().get("current")
+
+    def create(self, data: dict[str, Any]) -> str:
+        response = self.call("POST", "/api/encounters", {"data": data})
+        assert response.status_code == 201, response.text
+        return str(response.json()["id"])
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    db = Path(tmp_path_factory.mktemp("web")) / "tracker.sqlite3"
+    app = create_app(Settings(db=db))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield Api(client, app.state.store.admin_token())
+
+
+@pytest.fixture(scope="module")
+def started(api: Api) -> str:
+    """An encounter that has begun and is waiting for actions (more code paths than a fresh one)."""
+    eid = api.create(ENCOUNTER)
+    for step in ("begin", "round"):
+        version = api.stored(eid)[0]
+        response = api.call("POST", f"/api/encounters/{eid}/steps", {"step": step, "version": version, "seed": 3})
+        assert response.status_code == 200, response.text
+    return eid
+
+
+SETTINGS = settings(
+    max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+
+
+@SETTINGS
+@given(req=request())
+@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1", "weapon": ["x"]}}))
+@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1", "distance": "far"}}))
+@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "attack", "actor": "Ann", "target": ["Orc 1"]}}))
+@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1", "charge": "yes"}}))
+@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "wait", "actor": "Ann", "reason": {"a": 1}}}))
+@example(req=("POST", "/steps", {"step": "action", "version": "current", "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1"}, "dice": [99]}))
+@example(req=("POST", "/undo", {"version": "current", "count": 10**9}))
+def test_bad_requests_store_nothing(api: Api, started: str, req: tuple[str, str, Any]) -> None:
+    method, path, body = req
+    before = api.stored(started)
+    if isinstance(body, dict) and body.get("version") == "current":
+        body = {**body, "version": before[0]}
+    body = with_current_actor(body, api.current(started))
+    response = api.call(method, f"/api/encounters/{started}{path}", body)
+    if response.status_code >= 400:
+        assert api.stored(started) == before, f"a refused {method} {path} changed what is stored"
+    elif path in {"/steps", "/actions", "/undo", "/redo"}:
+        # a step that worked: put it back, so later examples start from a fight in progress
+        after = api.stored(started)
+        if after[0] > before[0]:
+            api.call("POST", f"/api/encounters/{started}/undo", {"version": after[0], "keep": before[0]})
+
+
+@SETTINGS
+@given(
+    body=st.one_of(
+        st.fixed_dictionaries({"data": junk}),
+        st.fixed_dictionaries({"text": st.text(max_size=200)}),
+        st.fixed_dictionaries({"example": junk}),
+        junk,
+    )
+)
+@example(body={"data": {**ENCOUNTER, "ruleset": "/etc/passwd"}})
+@example(body={"text": "a: &a [*a]"})
+@example(body={"data": ENCOUNTER, "text": "x"})
+@example(body={"example": "../../pyproject.toml"})
+def test_bad_encounters_create_nothing(api: Api, body: Any) -> None:
+    before = sorted(e["id"] for e in api.client.get("/api/encounters", headers=api.auth).json())
+    response = api.call("POST", "/api/encounters", body)
+    after = sorted(e["id"] for e in api.client.get("/api/encounters", headers=api.auth).json())
+    assert len(after) == len(before) + (1 if response.status_code == 201 else 0)
+
+
+def export_of(api: Api, eid: str) -> dict[str, Any]:
+    return dict(api.client.get(f"/api/encounters/{eid}/export", headers=api.auth).json())
+
+
+@SETTINGS
+@given(data=st.data(), where=st.sampled_from(["events", "event", "setup", "format", "whole"]))
+@example(data=None, where="none")
+def test_bad_imports_create_nothing(api: Api, started: str, data: Any, where: str) -> None:
+    exported = export_of(api, started)
+    if where == "events":
+        exported["events"] = data.draw(st.lists(junk, max_size=3)) if data else []
+    elif where == "event" and exported["events"] and data is not None:
+        index = data.draw(st.integers(0, len(exported["events"]) - 1))
+        key = data.draw(st.sampled_from(["type", "round", "actor", "target", "damage", "data", "dice", "modifiers"]))
+        exported["events"][index] = {**exported["events"][index], key: data.draw(junk)}
+    elif where == "setup" and data is not None:
+        exported["setup"] = data.draw(junk)
+    elif where == "format":
+        exported["format"] = "other"
+    elif data is not None:
+        exported = data.draw(junk)
+    before = sorted(e["id"] for e in api.client.get("/api/encounters", headers=api.auth).json())
+    response = api.call("POST", "/api/encounters/import", exported)
+    after = sorted(e["id"] for e in api.client.get("/api/encounters", headers=api.auth).json())
+    if response.status_code == 201:
+        # whatever was imported must be usable: its state and event log render
+        eid = response.json()["id"]
+        assert api.client.get(f"/api/encounters/{eid}", headers=api.auth).status_code == 200
+        assert len(after) == len(before) + 1
+    else:
+        assert after == before
+
+
+def test_oversized_bodies_are_refused(api: Api, started: str) -> None:
+    huge = {"name": "x" * 3_000_000}
+    response = api.call("PATCH", f"/api/encounters/{started}", huge)
+    assert response.status_code in {413, 422}

@@ -1,0 +1,528 @@
+"""The tracker's JSON API and pages, in-process (TestClient): every route, the access and conflict rules.
+
+Dice are typed in (the referee's physical dice), so every number is known; the vectors are RULES.md's
+TV-000-01..05 played through the web API.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from conftest import angthar_data
+from referee.web import tracker as tracker_module
+from referee.web.views import health_word
+
+ATTACK = {"kind": "attack", "actor": "Angthar", "target": "Goblin", "weapon": "battle axe"}
+
+
+def to_first_action(t: Any, eid: str) -> dict[str, Any]:
+    """Begin (fixed hit points: no dice) and roll round 1's initiative: Angthar 7, goblin 4 (TV-000-01)."""
+    t.step(eid, "begin")
+    return t.step(eid, "round", "7, 4")
+
+
+def act(t: Any, eid: str, dice: str, action: dict[str, Any] | None = None, version: int | None = None) -> Any:
+    body = {"version": t.state(eid)["version"] if version is None else version, "action": action or ATTACK}
+    return t.client.post(f"/api/encounters/{eid}/actions", json={**body, "dice": dice}, headers=t.auth)
+
+
+# --- the fight through the API ---------------------------------------------------------------------------
+
+
+def test_initiative_typed_dice_angthar_first(tracker: Any) -> None:
+    # rule: ODD-INIT-1 (TV-000-01: Angthar d10 = 7, goblin d10 = 4 -> Angthar acts first)
+    eid = tracker.create()
+    state = to_first_action(tracker, eid)
+    assert state["needs"] == "action"
+    assert state["order"] == [["Angthar"], ["Goblin"]]
+    assert state["current"] == "Angthar"
+    initiative = next(e for e in state["events"] if e["type"] == "initiative")
+    assert [d["value"] for d in initiative["dice"]] == [7, 4]
+    assert initiative["rule"] == "ODD-INIT-1"
+
+
+def test_attack_hits_and_drops_the_goblin(tracker: Any) -> None:
+    # rule: ODD-ATK-1, ODD-MELEE-1, ODD-BTH-1, ODD-ATK-2, ODD-MELEE-2, ODD-HP-1 (TV-000-02, TV-000-03)
+    eid = tracker.create()
+    version = to_first_action(tracker, eid)["version"]
+    response = act(tracker, eid, "12, 6")
+    assert response.status_code == 200, response.text
+    state = response.json()
+    new = state["events"][version:]
+    attack = next(e for e in new if e["type"] == "attack")
+    assert attack["total"] == 17 and attack["target_number"] == 12 and attack["hit"] is True
+    assert {(m["value"], m["rule"]) for m in attack["modifiers"]} == {(4, "ODD-BTH-1"), (1, "ODD-MELEE-1")}
+    damage = next(e for e in new if e["type"] == "damage")
+    assert damage["damage"] == 7 and damage["dice"][0]["value"] == 6
+    goblin = next(c for c in state["combatants"] if c["name"] == "Goblin")
+    assert goblin["hp"] == -3 and goblin["status"] != "active"
+    assert state["needs"] == "over" and state["winner"] == "Village"
+
+
+def test_goblin_survives_then_next_round(tracker: Any) -> None:
+    # rule: ODD-ROUND-1, ODD-ROUND-4 (TV-000-04: d8 = 1 + 1 = 2 damage, goblin left with 2 HP, acts, new round)
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    state = act(tracker, eid, "12, 1").json()
+    goblin = next(c for c in state["combatants"] if c["name"] == "Goblin")
+    assert goblin["hp"] == 2 and state["current"] == "Goblin"
+    goblin_attack = {"kind": "attack", "actor": "Goblin", "target": "Angthar"}
+    state = act(tracker, eid, "2", goblin_attack).json()  # a natural 2 misses Angthar
+    assert state["needs"] == "end_round"
+    state = tracker.step(eid, "end_round")
+    assert state["needs"] == "round"
+    state = tracker.step(eid, "round", "3, 8")
+    assert state["round"] == 2 and state["current"] == "Goblin"
+
+
+def test_begin_with_surprise_gives_a_free_round(tracker: Any) -> None:
+    # rule: ODD-SURP-1, ODD-SURP-2, ODD-SURP-4 (TV-000-05: the goblins' Wisdom check fails -> free round)
+    eid = tracker.create()
+    state = tracker.step(eid, "begin", "15", surprise={"sides": ["Goblins"], "check": "per_side"})
+    check = next(e for e in state["events"] if e["type"] == "check")
+    assert check["dice"][0]["value"] == 15 and check["hit"] is False
+    assert state["free_round"] is True and state["order"] == [["Angthar"]] and state["current"] == "Angthar"
+    export = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth).json()
+    assert export["setup"]["surprise"]["sides"] == ["Goblins"]  # the ruling is frozen into the setup
+
+
+def test_rolled_dice_when_nothing_is_typed(tracker: Any) -> None:
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    response = act(tracker, eid, "")
+    assert response.status_code == 200
+    attack = next(e for e in response.json()["events"] if e["type"] == "attack")
+    assert 1 <= attack["dice"][0]["value"] <= 20
+
+
+def test_mixed_typed_and_rolled_dice(tracker: Any) -> None:
+    # rule: ODD-ATK-2 (the typed d20 is used, the `?` damage die is rolled)
+    eid = tracker.create(angthar_data(goblin_hp=20))
+    to_first_action(tracker, eid)
+    state = act(tracker, eid, "12, ?").json()
+    damage = next(e for e in state["events"] if e["type"] == "damage")
+    assert damage["dice"][0]["sides"] == 8 and 2 <= damage["damage"] <= 9
+
+
+@pytest.mark.parametrize("dice", ["25", "0", "12, 9", "x", "12, 6, 3"])
+def test_bad_typed_dice_are_refused_and_nothing_is_stored(tracker: Any, dice: str) -> None:
+    # "12, 9": 9 is not a face of the d8; "12, 6, 3": the step used only 2 of 3 typed dice
+    eid = tracker.create()
+    before = to_first_action(tracker, eid)["version"]
+    response = act(tracker, eid, dice)
+    assert response.status_code == 422
+    assert response.json()["error"] and "\n" not in response.json()["error"]
+    assert tracker.state(eid)["version"] == before
+
+
+def test_die_outside_faces_message(tracker: Any) -> None:
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    response = act(tracker, eid, "21")
+    assert response.status_code == 422
+    assert "not a face of a d20" in response.json()["error"]
+
+
+def test_illegal_action_is_refused(tracker: Any) -> None:
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    response = act(tracker, eid, "", {"kind": "attack", "actor": "Goblin", "target": "Angthar"})
+    assert response.status_code == 422 and "Angthar's turn" in response.json()["error"]
+    response = act(tracker, eid, "", {"kind": "fly", "actor": "Angthar"})
+    assert response.status_code == 422 and "unknown action kind" in response.json()["error"]
+
+
+def test_wait_action_and_situational_modifier(tracker: Any) -> None:
+    # rule: ODD-ACT-FREE-1 (wait), ODD-SIT-1 (a referee modifier with its reason)
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    action = {**ATTACK, "situation": {"modifiers": [{"value": -10, "reason": "swinging on a rope"}]}}
+    state = act(tracker, eid, "12", action).json()
+    attack = next(e for e in state["events"] if e["type"] == "attack")
+    assert attack["total"] == 7 and attack["hit"] is False
+    assert {"value": -10, "rule": "ODD-SIT-1", "reason": "swinging on a rope"} in attack["modifiers"]
+    state = act(tracker, eid, "", {"kind": "wait", "actor": "Goblin"}).json()
+    assert state["events"][-1]["rule"] == "ODD-ACT-FREE-1"
+
+
+def test_stale_version_is_a_conflict(tracker: Any) -> None:
+    eid = tracker.create()
+    version = to_first_action(tracker, eid)["version"]
+    first = act(tracker, eid, "12, 1", version=version)
+    assert first.status_code == 200
+    second = act(tracker, eid, "12, 1", version=version)  # the second tab, still on the old version
+    assert second.status_code == 409
+    assert "version" in second.json()["error"] and "reload" in second.json()["error"]
+    assert tracker.state(eid)["version"] == first.json()["version"]  # nothing duplicated
+    undo = tracker.client.post(f"/api/encounters/{eid}/undo", json={"version": version}, headers=tracker.auth)
+    assert undo.status_code == 409
+
+
+# --- undo and redo ---------------------------------------------------------------------------------------
+
+
+def post(t: Any, eid: str, path: str, body: dict[str, Any]) -> Any:
+    return t.client.post(f"/api/encounters/{eid}/{path}", json=body, headers=t.auth)
+
+
+def test_undo_last_step_then_redo(tracker: Any) -> None:
+    eid = tracker.create()
+    version = to_first_action(tracker, eid)["version"]
+    after = act(tracker, eid, "12, 6").json()
+    undone = post(tracker, eid, "undo", {"version": after["version"]}).json()
+    assert undone["version"] == version and undone["needs"] == "action" and undone["redo"] == 1
+    goblin = next(c for c in undone["combatants"] if c["name"] == "Goblin")
+    assert goblin["hp"] == 4 and goblin["status"] == "active"
+    redone = post(tracker, eid, "redo", {"version": version}).json()
+    assert redone["events"] == after["events"] and redone["needs"] == "over" and redone["redo"] == 0
+    nothing = post(tracker, eid, "redo", {"version": redone["version"]})
+    assert nothing.status_code == 409 and nothing.json()["error"] == "nothing to redo"
+
+
+def test_undo_back_to_a_line_and_by_count(tracker: Any) -> None:
+    eid = tracker.create()
+    state = to_first_action(tracker, eid)
+    assert [e["type"] for e in state["events"]] == ["setup", "round_start", "initiative"]
+    back = post(tracker, eid, "undo", {"version": 3, "keep": 1}).json()
+    assert back["version"] == 1 and back["needs"] == "round"
+    back = post(tracker, eid, "undo", {"version": 1, "count": 1}).json()
+    assert back["version"] == 0 and back["needs"] == "begin" and back["redo"] == 2
+    bad = post(tracker, eid, "undo", {"version": 0})
+    assert bad.status_code == 422 and bad.json()["error"] == "nothing to undo"
+
+
+def test_redo_restores_in_order_and_a_new_step_clears_it(tracker: Any) -> None:
+    eid = tracker.create()
+    full = to_first_action(tracker, eid)
+    post(tracker, eid, "undo", {"version": 3, "keep": 2})
+    post(tracker, eid, "undo", {"version": 2, "keep": 1})
+    post(tracker, eid, "redo", {"version": 1})
+    again = post(tracker, eid, "redo", {"version": 2}).json()
+    assert again["events"] == full["events"]
+    post(tracker, eid, "undo", {"version": 3})
+    tracker.step(eid, "round", "1, 9")  # a new step: the undone ones are gone for good
+    assert tracker.state(eid)["redo"] == 0 and tracker.state(eid)["current"] == "Goblin"
+
+
+def test_events_route(tracker: Any) -> None:
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    events = tracker.client.get(f"/api/encounters/{eid}/events", headers=tracker.auth).json()
+    assert [(e["seq"], e["step"], e["type"]) for e in events] == [
+        (0, 0, "setup"),
+        (1, 1, "round_start"),
+        (2, 1, "initiative"),
+    ]
+
+
+# --- encounters ---------------------------------------------------------------------------------------
+
+
+def test_create_from_text_example_and_data(tracker: Any) -> None:
+    examples = tracker.client.get("/api/examples", headers=tracker.auth).json()
+    assert "angthar_and_the_goblins.yaml" in examples
+    made = tracker.client.post("/api/encounters", json={"example": examples[0]}, headers=tracker.auth).json()
+    text = "name: Duel\nsides:\n- name: A\n  combatants: [{name: Al, hp: 5}]\n- name: B\n  combatants: [{name: Bo, hp: 5}]\n"
+    pasted = tracker.client.post("/api/encounters", json={"text": text}, headers=tracker.auth).json()
+    assert pasted["name"] == "Duel"
+    listed = tracker.client.get("/api/encounters", headers=tracker.auth).json()
+    assert {e["id"] for e in listed} == {made["id"], pasted["id"]}
+    state = tracker.state(made["id"])
+    assert [c["name"] for c in state["combatants"]] == ["Angthar", "Goblin 1", "Goblin 2", "Goblin 3"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"text": "sides: [1"}, 422, "bad YAML"),
+        ({"data": {"sides": []}}, 422, "sides"),
+        ({"example": "../secrets.yaml"}, 404, "no example"),
+        ({"text": "a: 1", "example": "x"}, 400, "exactly one"),
+        ({"data": {"name": "x", "ruleset": "nonsense", "sides": angthar_data()["sides"]}}, 422, "nonsense"),
+    ],
+)
+def test_bad_encounters_are_refused(tracker: Any, body: dict[str, Any], status: int, words: str) -> None:
+    response = tracker.client.post("/api/encounters", json=body, headers=tracker.auth)
+    assert response.status_code == status
+    assert words in response.json()["error"]
+    assert tracker.client.get("/api/encounters", headers=tracker.auth).json() == []
+
+
+def test_upload_size_is_capped(tracker: Any) -> None:
+    huge = "#" * (tracker_module.MAX_FILE_BYTES + 10)
+    response = tracker.client.post("/api/encounters", json={"text": huge}, headers=tracker.auth)
+    assert response.status_code in {413, 422}
+    files = {"file": ("big.yaml", b"#" * (tracker_module.MAX_FILE_BYTES + 10), "application/yaml")}
+    page = tracker.client.post("/encounters", data={"source": "upload"}, files=files, headers=tracker.auth)
+    assert page.status_code in {413, 422}
+
+
+def test_rename_and_delete(tracker: Any) -> None:
+    eid = tracker.create()
+    renamed = tracker.client.patch(f"/api/encounters/{eid}", json={"name": "Ambush"}, headers=tracker.auth)
+    assert renamed.status_code == 200 and renamed.json()["name"] == "Ambush"
+    assert (
+        tracker.client.patch(f"/api/encounters/{eid}", json={"name": ""}, headers=tracker.auth).status_code
+        == 422
+    )
+    assert tracker.client.delete(f"/api/encounters/{eid}", headers=tracker.auth).json() == {"deleted": eid}
+    assert tracker.client.get(f"/api/encounters/{eid}", headers=tracker.auth).status_code == 404
+    assert tracker.client.delete(f"/api/encounters/{eid}", headers=tracker.auth).status_code == 404
+
+
+def test_export_and_import_round_trip(tracker: Any) -> None:
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    act(tracker, eid, "12, 1")
+    exported = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth)
+    assert "attachment" in exported.headers["content-disposition"]
+    data = exported.json()
+    response = tracker.client.post("/api/encounters/import", content=json.dumps(data), headers=tracker.auth)
+    assert response.status_code == 201
+    copy_state = tracker.state(response.json()["id"])
+    original = tracker.state(eid)
+    for key in ("version", "combatants", "order", "current", "needs", "round"):
+        assert copy_state[key] == original[key]
+    assert [e["step"] for e in copy_state["events"]] == [e["step"] for e in original["events"]]
+    # undo in the copy removes the whole last step, as in the original
+    assert (
+        post(tracker, response.json()["id"], "undo", {"version": original["version"]}).json()["version"] == 3
+    )
+
+
+def test_import_refuses_a_broken_export(tracker: Any) -> None:
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    data = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth).json()
+    broken = copy.deepcopy(data)
+    broken["events"][0]["data"]["hp"] = {"Nobody": 3}
+    for bad in (broken, {"format": "other"}, {**data, "events": "x"}):
+        response = tracker.client.post(
+            "/api/encounters/import", content=json.dumps(bad), headers=tracker.auth
+        )
+        assert response.status_code == 422, bad
+    assert len(tracker.client.get("/api/encounters", headers=tracker.auth).json()) == 1
+
+
+def test_odds_route(tracker: Any) -> None:
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    response = post(tracker, eid, "odds", {"action": ATTACK})
+    assert response.status_code == 200
+    result = response.json()
+    if result["available"]:  # the odds module is installed: d20 + 5 >= 12 hits on 7..20
+        assert abs(result["odds"]["hit"] - 0.7) < 1e-6
+    else:
+        assert result["odds"] is None
+    bad = post(tracker, eid, "odds", {"action": {"kind": "attack", "actor": "Nobody", "target": "Goblin"}})
+    assert bad.status_code == 422
+
+
+# --- the players' view ---------------------------------------------------------------------------------
+
+
+def hidden_data() -> dict[str, Any]:
+    data = angthar_data(goblins=2, goblin_hp=6)
+    data["sides"][1]["combatants"].append(
+        {"name": "Lurker", "hp": 9, "ac": 17, "hit_dice": "2d8", "hidden": True}
+    )
+    return data
+
+
+def test_players_view_hides_monster_numbers_and_hidden_combatants(tracker: Any) -> None:
+    eid = tracker.create(hidden_data())
+    tracker.step(eid, "begin")
+    tracker.step(eid, "round", "9, 2, 3, 4")
+    act(tracker, eid, "12, 2", {**ATTACK, "target": "Goblin 1"})  # 3 damage: Goblin 1 at 3/6
+    row = tracker.app.state.store.get(eid)
+    players = tracker.client.get(f"/api/players/{eid}/{row.player_token}").json()
+    names = [c["name"] for c in players["combatants"]]
+    assert names == ["Angthar", "Goblin 1", "Goblin 2"]
+    assert all("Lurker" not in slot for slot in players["order"])
+    angthar, goblin1, goblin2 = players["combatants"]
+    assert angthar["hp"] == 30 and angthar["max_hp"] == 30
+    assert goblin1 == {
+        "name": "Goblin 1",
+        "side": "Goblins",
+        "party": False,
+        "conditions": [],
+        "health": "badly wounded",
+    }
+    assert goblin2["health"] == "unhurt"
+    text = json.dumps(players)
+    assert "Lurker" not in text and '"ac"' not in text
+    assert not {"hp", "max_hp", "ac", "status"} & (set(goblin1) | set(goblin2))
+    page = tracker.client.get(f"/p/{eid}/{row.player_token}")
+    assert page.status_code == 200
+    assert "Lurker" not in page.text and "3/6" not in page.text and "badly wounded" in page.text
+
+
+def test_health_words() -> None:
+    from referee.engine.fight import Fight
+    from referee.files import setup_from_data
+
+    fight = Fight(setup_from_data(angthar_data(goblin_hp=8)))
+    fight.begin(tracker_module.TypedDice([]))
+    goblin = fight.state["Goblin"]
+    words = []
+    for hp in (8, 5, 4, 1, 0):
+        goblin.hp = hp
+        words.append(health_word(goblin))
+    assert words == ["unhurt", "wounded", "badly wounded", "badly wounded", "down"]
+
+
+# --- access ----------------------------------------------------------------------------------------------
+
+REFEREE_ROUTES = [
+    ("get", "/"),
+    ("get", "/api/encounters"),
+    ("get", "/api/examples"),
+    ("post", "/api/encounters"),
+    ("post", "/api/encounters/import"),
+    ("post", "/encounters"),
+    ("get", "/e/{eid}"),
+    ("post", "/e/{eid}/rename"),
+    ("post", "/e/{eid}/delete"),
+    ("get", "/api/encounters/{eid}"),
+    ("patch", "/api/encounters/{eid}"),
+    ("delete", "/api/encounters/{eid}"),
+    ("get", "/api/encounters/{eid}/events"),
+    ("get", "/api/encounters/{eid}/export"),
+    ("post", "/api/encounters/{eid}/steps"),
+    ("post", "/api/encounters/{eid}/actions"),
+    ("post", "/api/encounters/{eid}/undo"),
+    ("post", "/api/encounters/{eid}/redo"),
+    ("post", "/api/encounters/{eid}/odds"),
+]
+
+
+@pytest.mark.parametrize(("method", "path"), REFEREE_ROUTES)
+def test_no_token_or_a_players_token_is_forbidden(tracker: Any, method: str, path: str) -> None:
+    eid = tracker.create()
+    player = tracker.app.state.store.get(eid).player_token
+    url = path.format(eid=eid)
+    for headers in ({}, {"Authorization": f"Bearer {player}"}, {"Authorization": "Bearer wrong"}):
+        response = tracker.client.request(method, url, headers=headers, json={"version": 0, "step": "begin"})
+        assert response.status_code == 403, (method, url, headers)
+    response = tracker.client.request(method, url + f"?token={player}", json={"version": 0})
+    assert response.status_code == 403
+    assert tracker.state(eid)["version"] == 0  # nothing happened
+
+
+def test_unknown_players_link_is_forbidden(tracker: Any) -> None:
+    eid = tracker.create()
+    assert tracker.client.get(f"/api/players/{eid}/wrong").status_code == 403
+    assert tracker.client.get(f"/p/{eid}/wrong").status_code == 403
+    assert tracker.client.get("/p/nothing/wrong").status_code == 403
+
+
+def test_encounter_referee_token_opens_only_its_encounter(tracker: Any) -> None:
+    eid = tracker.create()
+    other = tracker.create()
+    own = {"Authorization": f"Bearer {tracker.app.state.store.get(eid).referee_token}"}
+    assert tracker.client.get(f"/api/encounters/{eid}", headers=own).status_code == 200
+    assert tracker.client.get(f"/api/encounters/{other}", headers=own).status_code == 403
+    assert tracker.client.get("/api/encounters", headers=own).status_code == 403
+
+
+def test_token_in_link_becomes_a_cookie(tracker: Any) -> None:
+    response = tracker.client.get(f"/?token={tracker.token}", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/"
+    assert "httponly" in response.headers["set-cookie"].lower()
+    assert tracker.client.get("/api/encounters").status_code == 200  # the cookie now carries it
+
+
+def test_password_login(tmp_path: Any) -> None:
+    from fastapi.testclient import TestClient
+
+    from referee.web.app import Settings, create_app
+
+    client = TestClient(create_app(Settings(db=tmp_path / "pw.sqlite3", password="swordfish")))
+    assert client.get("/api/encounters").status_code == 403
+    assert client.get("/api/encounters", headers={"Authorization": "Bearer swordfish"}).status_code == 200
+    assert client.post("/login", data={"password": "nope"}).status_code == 403
+    assert client.get("/login").status_code == 200
+    assert client.post("/login", data={"password": "swordfish"}, follow_redirects=False).status_code == 303
+    assert client.get("/api/encounters").status_code == 200
+
+
+# --- pages -------------------------------------------------------------------------------------------
+
+
+def test_pages_and_forms(tracker: Any) -> None:
+    tracker.client.cookies.set("referee", tracker.token)
+    made = tracker.client.post(
+        "/encounters", data={"source": "example", "example": "angthar_and_the_goblins.yaml"}
+    )
+    assert made.status_code == 200 and "Begin the fight" in made.text  # followed the 303 to the fight page
+    eid = made.url.path.rsplit("/", 1)[-1]
+    index = tracker.client.get("/")
+    assert index.status_code == 200 and "Angthar and the goblins" in index.text
+    upload = tracker.client.post(
+        "/encounters",
+        data={"source": "upload"},
+        files={"file": ("e.yaml", json.dumps(angthar_data()).encode())},
+    )
+    assert upload.status_code == 200
+    pasted = tracker.client.post("/encounters", data={"source": "paste", "text": json.dumps(angthar_data())})
+    assert pasted.status_code == 200
+    export = tracker.client.get(f"/api/encounters/{eid}/export").content
+    imported = tracker.client.post(
+        "/encounters", data={"source": "upload"}, files={"file": ("x.json", export)}
+    )
+    assert imported.status_code == 200
+    renamed = tracker.client.post(f"/e/{eid}/rename", data={"name": "At the bridge"})
+    assert "At the bridge" in renamed.text
+    refused = tracker.client.post(f"/e/{eid}/delete", data={})
+    assert refused.status_code == 400 and "confirm" in refused.text
+    assert tracker.client.post(f"/e/{eid}/delete", data={"confirm": "yes"}).status_code == 200
+    assert len(tracker.client.get("/api/encounters").json()) == 3
+    bad = tracker.client.post("/encounters", data={"source": "paste", "text": "sides: ["})
+    assert bad.status_code == 422 and "bad YAML" in bad.text and "<html" not in bad.text.lower()[:5]
+
+
+def test_openapi_lists_the_api(tracker: Any) -> None:
+    paths = tracker.client.get("/openapi.json").json()["paths"]
+    for path in ("/api/encounters", "/api/encounters/{eid}/actions", "/api/encounters/{eid}/undo"):
+        assert path in paths
+    assert "/e/{eid}" not in paths
+
+
+def test_odds_are_shown_when_the_odds_module_answers(tracker: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the web layer only carries the odds module's numbers: Fractions become decimals
+    import sys
+    import types
+    from dataclasses import dataclass
+    from fractions import Fraction
+
+    @dataclass
+    class FakeOdds:
+        hit: Fraction
+        damage: dict[int, Fraction]
+        drop: Fraction
+
+    seen: list[Any] = []
+
+    def action_odds(state: Any, action: Any) -> FakeOdds:
+        seen.append((state.round, action.actor, action.target))
+        return FakeOdds(Fraction(7, 10), {2: Fraction(1, 8), 9: Fraction(1, 8)}, Fraction(1, 3))
+
+    monkeypatch.setitem(sys.modules, "referee.odds", types.SimpleNamespace(action_odds=action_odds))
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    result = post(tracker, eid, "odds", {"action": ATTACK}).json()
+    assert result == {
+        "available": True,
+        "odds": {"hit": 0.7, "damage": {"2": 0.125, "9": 0.125}, "drop": 0.333333},
+    }
+    assert seen == [(1, "Angthar", "Goblin")]
+
+    def broken(state: Any, action: Any) -> None:
+        raise ZeroDivisionError
+
+    monkeypatch.setitem(sys.modules, "referee.odds", types.SimpleNamespace(action_odds=broken))
+    assert post(tracker, eid, "odds", {"action": ATTACK}).json() == {"available": False, "odds": None}

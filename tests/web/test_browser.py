@@ -1,0 +1,120 @@
+"""The tracker in a real headless Chromium (Playwright, the system browser): a referee runs a whole fight.
+
+Set REFEREE_SCREENSHOTS=1 to (re)write docs/screenshots/referee.png and players.png from this test.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def shots_dir(tmp_path: Path) -> Path:
+    return ROOT / "docs" / "screenshots" if os.environ.get("REFEREE_SCREENSHOTS") else tmp_path
+
+
+def hp_cell(page: Any, name: str) -> str:
+    return str(page.locator(f"#combatants tr[data-name='{name}'] .hpnum").inner_text())
+
+
+def click_and_wait(page: Any, selector: str, dice: str = "") -> None:
+    """Type the dice, press the button and wait for the page to come back with a new version."""
+    version = page.locator("#version").inner_text()
+    page.fill("#dice", dice)
+    page.click(selector)
+    page.wait_for_function(
+        "v => document.getElementById('version') && document.getElementById('version').textContent !== v",
+        arg=version,
+    )
+
+
+def act(page: Any, dice: str, target: str | None = None) -> None:
+    if target is not None:
+        page.select_option("#target", target)
+    click_and_wait(page, "#act", dice)
+
+
+@pytest.mark.timeout(120)
+def test_referee_runs_a_fight_players_follow(
+    live_server: Any, page: Any, browser: Any, tmp_path: Path
+) -> None:
+    # rule: ODD-HD-2 (typed hit dice), ODD-INIT-1, ODD-ATK-1, ODD-ATK-2, ODD-HP-1 (the example from the first seed)
+    from playwright.sync_api import expect
+
+    page.goto(f"{live_server.url}/?token={live_server.token}")
+    expect(page).to_have_url(f"{live_server.url}/")  # the token left the address bar for a cookie
+    page.select_option("#from-example select", "angthar_and_the_goblins.yaml")
+    page.click("#from-example button")
+    expect(page.locator("#begin")).to_be_visible()
+
+    # begin: the goblins' hit dice (1d6 each) are typed; round 1: Angthar 10, goblins 1, 2, 3
+    click_and_wait(page, "#begin", "3, 4, 5")
+    assert [hp_cell(page, f"Goblin {i}") for i in (1, 2, 3)] == ["3/3", "4/4", "5/5"]
+    click_and_wait(page, "#round", "10, 1, 2, 3")
+    expect(page.locator("#current")).to_have_text("Angthar")
+
+    # a die that is not a face of a d20 is refused with its message; nothing is stored
+    version = page.locator("#version").inner_text()
+    page.fill("#dice", "25")
+    page.click("#act")
+    expect(page.locator("#message")).to_contain_text("not a face of a d20")
+    assert page.locator("#version").inner_text() == version
+
+    # Angthar hits Goblin 1 (d20 15 + 5 >= 12) for d8 8 + 1 = 9: down
+    act(page, "15, 8", "Goblin 1")
+    expect(page.locator("#combatants tr[data-name='Goblin 1'] .tag.down")).to_be_visible()
+    # undo brings Goblin 1 back; redo puts the blow back
+    click_and_wait(page, "#undo")
+    assert hp_cell(page, "Goblin 1") == "3/3"
+    click_and_wait(page, "#redo")
+    assert hp_cell(page, "Goblin 1") == "-6/3"
+    # Goblin 3 hits Angthar (18 + 1 >= 12) for a rolled d6; Goblin 2 misses (natural 1)
+    expect(page.locator("#current")).to_have_text("Goblin 3")
+    act(page, "18, ?", "Angthar")
+    wounded = int(hp_cell(page, "Angthar").split("/")[0])
+    assert 24 <= wounded <= 29
+
+    # the players' view, in its own tab: the party's hit points, monsters only in words
+    players_url = page.locator("#players-link").get_attribute("href")
+    players = page.context.browser.new_context().new_page()
+    players.goto(players_url)
+    expect(players.locator("tr[data-name='Goblin 1'] .health")).to_have_text("down")
+    expect(players.locator("tr[data-name='Goblin 2'] .health")).to_have_text("unhurt")
+    expect(players.locator("tr[data-name='Angthar'] .hp")).to_contain_text(f"{wounded}/30")
+    text = players.locator("main").inner_text()
+    assert "3/3" not in text and "4/4" not in text and "5/5" not in text and "AC" not in text
+    # screenshots for the docs, mid-fight
+    page.screenshot(path=str(shots_dir(tmp_path) / "referee.png"), full_page=True)
+    players.screenshot(path=str(shots_dir(tmp_path) / "players.png"), full_page=True)
+
+    act(page, "1", "Angthar")
+    # the players' page follows by itself (it polls its JSON twin)
+    expect(players.locator("tr.current")).to_have_count(0, timeout=10_000)
+
+    # undo back to a line of the log: the goblins' two attacks go, Goblin 3 is to act again
+    page.once("dialog", lambda dialog: dialog.accept())
+    line = page.locator("#log tr.ev-action").nth(1)  # the log is newest first: Goblin 3's attack line
+    version = page.locator("#version").inner_text()
+    line.locator("button.back").click()
+    page.wait_for_function("v => document.getElementById('version').textContent !== v", arg=version)
+    expect(page.locator("#current")).to_have_text("Goblin 3")
+    assert hp_cell(page, "Angthar") == "30/30"
+
+    # finish the fight: the goblins miss, Angthar fells the other two over two more rounds
+    act(page, "1", "Angthar")
+    act(page, "1", "Angthar")
+    click_and_wait(page, "#end-round")
+    click_and_wait(page, "#round", "10, 1, 2")
+    act(page, "15, 8", "Goblin 2")
+    act(page, "1", "Angthar")
+    click_and_wait(page, "#end-round")
+    click_and_wait(page, "#round", "10, 1")
+    act(page, "15, 8", "Goblin 3")
+    expect(page.locator("#status")).to_contain_text("Village wins")
+    expect(players.locator(".status")).to_contain_text("Village won", timeout=10_000)
+    players.context.close()
