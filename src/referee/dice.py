@@ -133,7 +133,9 @@ def parse_script(text: str) -> list[int]:
     results: list[int] = []
     items = text.replace(" ", ",").split(",")
     if sum(1 for item in items if item) > LIMITS.max_script:
-        raise DiceError(f"dice list has more than {LIMITS.max_script} results; the limit is {LIMITS.max_script}")
+        raise DiceError(
+            f"dice list has more than {LIMITS.max_script} results; the limit is {LIMITS.max_script}"
+        )
     for index, item in enumerate(items, start=1):
         if not item:
             continue

@@ -93,7 +93,9 @@ def read_yaml(path: Path) -> Any:
 
 def parse_yaml_bytes(raw: bytes, where: str) -> Any:
     if len(raw) > MAX_FILE_BYTES:
-        raise EncounterFileError(f"{where}: file is more than {MAX_FILE_BYTES} bytes; the limit is {MAX_FILE_BYTES}")
+        raise EncounterFileError(
+            f"{where}: file is more than {MAX_FILE_BYTES} bytes; the limit is {MAX_FILE_BYTES}"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -131,7 +133,9 @@ def check_expanded_size(data: Any, where: str) -> None:
             return 1
         key = id(node)
         if key in open_nodes:
-            raise EncounterFileError(f"{where}: the data refers to itself (a YAML alias inside its own anchor)")
+            raise EncounterFileError(
+                f"{where}: the data refers to itself (a YAML alias inside its own anchor)"
+            )
         if key not in sizes:
             open_nodes.add(key)
             children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
@@ -152,8 +156,9 @@ def describe_validation_error(exc: ValidationError, where: str) -> str:
     """One line: `file: sides.1.combatants.0.hp: Input should be greater than or equal to 1`."""
     # Union fields report one error per member; the deepest one is the one the user meant.
     err = max(exc.errors(), key=lambda e: len(e["loc"]))
-    loc = ".".join(str(p) for p in err["loc"] if not _is_type_tag(p))
-    msg = err["msg"].removeprefix("Value error, ")
+    # a key from the file may hold a line break or a control character: quote it to keep one line
+    loc = ".".join(str(p) if str(p).isprintable() else repr(p) for p in err["loc"] if not _is_type_tag(p))
+    msg = " ".join(err["msg"].removeprefix("Value error, ").split())
     more = f" (and {len(exc.errors()) - 1} more problems)" if len(exc.errors()) > 1 else ""
     return f"{where}: {loc + ': ' if loc else ''}{msg}{more}"
 
@@ -287,6 +292,11 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
     weapons = tuple(resolve_weapon(w, f"{where}.weapons.{i}") for i, w in enumerate(spec.weapons))
     armour = _resolve_armour(spec.armour, f"{where}.armour")
     shield = _resolve_shield(spec.shield, f"{where}.shield")
+    layers = tuple(
+        _resolve_armour(a, f"{where}.armour_layers.{i}") for i, a in enumerate(spec.armour_layers)
+    )
+    off_hand = _resolve_shield(spec.off_hand_shield, f"{where}.off_hand_shield")
+    kinds = [spec.creature_type] if isinstance(spec.creature_type, str) else (spec.creature_type or [])
     is_monster = spec.is_monster
     hit_dice = str(spec.hit_dice) if spec.hit_dice is not None else None  # the validator made it text
     hd = hit_dice_count(hit_dice) if hit_dice else 0
@@ -322,6 +332,10 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
             shield=shield,
             ac=spec.ac,
             natural_armour=spec.natural_armour,
+            armour_layers=tuple(a for a in layers if a is not None),
+            off_hand_shield=off_hand,
+            defences=tuple(spec.defences),
+            creature_types=tuple(k.strip().lower() for k in kinds if k.strip()),
             protection=tuple(spec.protection),
             proficiencies=tuple(spec.proficiencies),
             weapons=weapons,

@@ -119,6 +119,22 @@ class ProtectionSpec(Spec):
     enhancement: Annotated[int, Field(ge=-10, le=10)] = 1
 
 
+class DefenceSpec(Spec):
+    """A Defence tag, "Defence IV [Giants]": `value` points of AC against attackers of a type (DAC-CIRC-2)."""
+
+    value: Annotated[int, Field(ge=1, le=20)]
+    against: Annotated[str, Field(min_length=1, max_length=40)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_tag(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            from referee.rules.dac import parse_defence_tag
+
+            return parse_defence_tag(data)
+        return data
+
+
 class Abilities(Spec):
     strength: Annotated[int, Field(ge=1, le=25, alias="str")] = 10
     dexterity: Annotated[int, Field(ge=1, le=25, alias="dex")] = 10
@@ -214,6 +230,10 @@ class CombatantSpec(Spec):
     shield: str | ShieldSpec | None = None
     ac: Annotated[int, Field(ge=-30, le=60)] | None = None  # explicit AC in the ruleset's convention
     natural_armour: Annotated[int, Field(ge=-30, le=10)] | None = None  # DAC-NAT-1
+    armour_layers: list[str | ArmourSpec] = []  # suits worn with `armour`; only the best counts (DAC-EQ-4)
+    off_hand_shield: str | ShieldSpec | None = None  # a second shield: both only when circumstances allow (DAC-DEFL-5)
+    defences: list[DefenceSpec] = []  # Defence tags (DAC-CIRC-2): `{value: 4, against: giant}` or "Defence IV [Giants]"
+    creature_type: str | list[str] | None = None  # e.g. giant, or [undead, giant] (for Defence tags)
     protection: list[ProtectionSpec] = []
     proficiencies: list[str] = []
     weapons: list[str | WeaponSpec] = []
@@ -395,6 +415,10 @@ class Combatant(Spec):
     shield: ShieldSpec | None = None
     ac: int | None = None
     natural_armour: int | None = None
+    armour_layers: tuple[ArmourSpec, ...] = ()
+    off_hand_shield: ShieldSpec | None = None
+    defences: tuple[DefenceSpec, ...] = ()
+    creature_types: tuple[str, ...] = ()
     protection: tuple[ProtectionSpec, ...] = ()
     proficiencies: tuple[str, ...] = ()
     weapons: tuple[Weapon, ...] = ()

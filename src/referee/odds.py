@@ -14,6 +14,7 @@ A whole fight: :func:`fight_odds` runs a Markov chain over the combatants' hit p
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -117,20 +118,21 @@ def enumerate_dice(fn: Callable[[DiceSource], T], limit: int = ENUMERATION_LIMIT
     run raises the last die that can still go up. Works for any function whose dice requests depend only
     on earlier results (the engine's procedures). Raises OddsError after `limit` sequences.
     """
-    out: dict[T, Fraction] = {}
+    counts: dict[T, dict[int, int]] = {}  # result → {1 / chance of one sequence: sequences}
     prefix: list[int] = []
     for _ in range(limit):
         source = _PrefixDice(prefix)
         result = fn(source)
-        weight = Fraction(1)
-        for die in source.sides:
-            weight /= die
-        out[result] = out.get(result, Fraction(0)) + weight
+        by_weight = counts.setdefault(result, {})
+        span = math.prod(source.sides)
+        by_weight[span] = by_weight.get(span, 0) + 1
         faces, dice = source.faces, source.sides
         while faces and faces[-1] == dice[len(faces) - 1]:
             faces.pop()
         if not faces:
-            return out
+            return {
+                r: sum((Fraction(n, span) for span, n in w.items()), Fraction(0)) for r, w in counts.items()
+            }
         prefix = [*faces[:-1], faces[-1] + 1]
     raise OddsError(f"more than {limit} dice sequences to enumerate; use `referee sim` instead")
 
@@ -369,6 +371,7 @@ def encounter_action_odds(setup: Setup, action: Attack) -> ActionOdds:
 
 MAX_FIGHTERS = 4  # combatants in a fight whose exact odds we compute
 MAX_CELLS = 100_000  # hit-point combinations (the product of each combatant's max HP + 1)
+FLOAT_CUTOFF = 1e-18  # in floating point, stop once less than this chance is still fighting
 
 Array = npt.NDArray[Any]
 
@@ -382,6 +385,7 @@ class FightOdds:
     limit: Any  # the round limit ended the fight
     rounds: Mapping[int, Any]  # the round the fight ended in
     states: int  # hit-point combinations in the chain
+    unresolved: Any = 0  # floats only: the mass still fighting when it fell under FLOAT_CUTOFF
     exact: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -391,6 +395,7 @@ class FightOdds:
             "limit": float(self.limit),
             "rounds": {str(n): float(p) for n, p in sorted(self.rounds.items()) if p},
             "states": self.states,
+            "unresolved": float(self.unresolved),
         }
 
 
@@ -406,9 +411,10 @@ class _Chain:
     targets: dict[tuple[int, int], Array]  # (attacker, target) → cells where tactics pick that target
     active: list[Array]  # per combatant: cells where it is active
     hp: dict[str, dict[int, Fraction]]  # starting hit points of each combatant
-    orders: dict[tuple[frozenset[int], int], list[tuple[list[list[int]], Any]]] = field(default_factory=dict)
+    orders: dict[tuple[frozenset[int], int], _Orders] = field(default_factory=dict)
     masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
     enemies: dict[int, list[int]] = field(default_factory=dict)  # the targets each one can attack
+    always: dict[int, bool] = field(default_factory=dict)  # one enemy, picked wherever it is active
     exact: bool = False
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
@@ -437,8 +443,12 @@ def fight_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
     wins = [zero] * len(setup.sides)
     draw = limit = zero
     rounds: dict[int, Any] = {}
+    unresolved = zero
     for number in range(1, setup.max_rounds + 1):
         if not mass.any():
+            break
+        if not exact and mass.sum() < FLOAT_CUTOFF:
+            unresolved = mass.sum()  # below double precision of the results: stop (docs/odds.md)
             break
         mass = _play_round(chain, mass, number)
         ended = zero
@@ -461,6 +471,7 @@ def fight_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
         limit=limit,
         rounds=rounds,
         states=int(np.prod(chain.size)),
+        unresolved=unresolved,
         exact=exact,
     )
 
@@ -635,6 +646,9 @@ def _target_masks(chain: _Chain) -> None:
             if (a, t) in chain.kernels:
                 chain.targets[(a, t)] = masks[t]
         chain.enemies[a] = [t for t in enemies if (a, t) in chain.kernels]
+        chain.always[a] = len(chain.enemies[a]) == 1 and bool(
+            np.array_equal(masks[chain.enemies[a][0]], chain.active[chain.enemies[a][0]])
+        )
 
 
 def _initial_mass(chain: _Chain) -> Array:
@@ -664,13 +678,28 @@ def _standing(chain: _Chain) -> Array:
     return np.where(standing >= 2, -2, winner)
 
 
-def _orders(chain: _Chain, active: frozenset[int], number: int) -> list[tuple[list[list[int]], Any]]:
+@dataclass
+class _Orders:
+    """Orders of action as a trie: orders sharing their first slots play those slots once."""
+
+    end: Any = 0  # chance of the orders that end here
+    next: dict[tuple[int, ...], _Orders] = field(default_factory=dict)
+
+    def add(self, slots: Sequence[tuple[int, ...]], p: Any) -> None:
+        node = self
+        for slot in slots:
+            node = node.next.setdefault(slot, _Orders())
+        node.end += p
+
+
+def _orders(chain: _Chain, active: frozenset[int], number: int) -> _Orders:
     """The distribution of the order of action for these active combatants (cached per active set)."""
     from referee.engine.fight import roll_initiative
     from referee.rules import initiative
 
-    # the order depends on the round only through first strike in round 1, unless delay rules exist
-    key = (active, number if initiative.DELAY_RULES else min(number, 2))
+    # the round matters only through first strike in round 1, unless delay rules are registered
+    first_strike = number == 1 and chain.setup.ruleset.is_on("first_strike_reach_size")
+    key = (active, number if initiative.DELAY_RULES else int(first_strike))
     if key not in chain.orders:
         specs = [c for i, c in enumerate(chain.setup.combatants) if i in active]
 
@@ -678,10 +707,10 @@ def _orders(chain: _Chain, active: frozenset[int], number: int) -> list[tuple[li
             slots = roll_initiative(chain.setup, specs, number, dice)[0]
             return tuple(tuple(chain.names.index(n) for n in slot) for slot in slots)
 
-        found = enumerate_dice(order)
-        chain.orders[key] = [
-            ([list(slot) for slot in slots], p if chain.exact else float(p)) for slots, p in found.items()
-        ]
+        trie = _Orders(Fraction(0) if chain.exact else 0.0)
+        for slots, p in enumerate_dice(order).items():
+            trie.add(slots, p if chain.exact else float(p))
+        chain.orders[key] = trie
     return chain.orders[key]
 
 
@@ -693,13 +722,16 @@ def _play_round(chain: _Chain, mass: Array, number: int) -> Array:
         if len({chain.sides[i] for i in active}) < 2:
             continue  # no fight in these cells (they were absorbed already)
         piece = np.where(chain.mask(range(fighting), pattern), mass, 0)
-        if not piece.any():
-            continue
-        for slots, p in _orders(chain, active, number):
-            current = piece * p
-            for slot in slots:
-                current = _play_slot(chain, current, slot)
-            out = out + current
+        if piece.any():
+            out = out + _play_orders(chain, piece, _orders(chain, active, number))
+    return out
+
+
+def _play_orders(chain: _Chain, mass: Array, node: _Orders) -> Array:
+    """The mass after every order below `node`, each weighted by its chance."""
+    out: Array = mass * node.end
+    for slot, child in node.next.items():
+        out = out + _play_orders(chain, _play_slot(chain, mass, list(slot)), child)
     return out
 
 
@@ -721,10 +753,18 @@ def _play_slot(chain: _Chain, mass: Array, slot: list[int]) -> Array:
 
 def _attack(chain: _Chain, mass: Array, a: int) -> Array:
     """Combatant `a` attacks the enemy the tactics pick in each cell (cells with none are unchanged)."""
+    enemies = chain.enemies[a]
+    if len(enemies) == 1 and chain.always[a]:
+        # one enemy, attacked wherever it stands; where it is down the kernel changes nothing
+        return _along(chain, mass, a, enemies[0])
     out = mass
-    for t in chain.enemies[a]:
-        aimed = np.where(chain.targets[(a, t)], mass, 0)
-        # K[new, old] applied along the target's hit-point axis
-        moved = np.moveaxis(np.tensordot(chain.kernels[(a, t)], aimed, axes=([1], [t])), 0, t)
-        out = out - aimed + moved
+    for t in enemies:
+        aimed = mass * chain.targets[(a, t)]
+        out = out - aimed + _along(chain, aimed, a, t)
     return out
+
+
+def _along(chain: _Chain, mass: Array, a: int, t: int) -> Array:
+    """K[new, old] applied along the target's hit-point axis."""
+    moved: Array = np.moveaxis(mass, t, -1) @ chain.kernels[(a, t)].T
+    return np.moveaxis(moved, -1, t)

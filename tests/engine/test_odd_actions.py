@@ -17,6 +17,7 @@ from referee.engine.odd_actions import (
     ODD_ACTION_KINDS,
     CastSpell,
     Charge,
+    CheckedAttack,
     DefensiveManeuver,
     ExtraAction,
     Move,
@@ -435,3 +436,22 @@ def test_hit_dice_by_level() -> None:
     fight = Fight(setup)
     event = fight.begin(ScriptedDice([10, 1, 7, 3, 5, 4, 2]))[0]
     assert event.data["hp"] == {"Fighter": 26, "Wizard": 6, "Orc": 6}
+
+
+def test_an_attack_the_referee_makes_depend_on_a_check() -> None:
+    # rule: ODD-SIT-1 (an attribute check decides whether the attack can be made; GAP-ATTR-CHECK: d20 <= Dex + mod)
+    data = angthar_data(goblin_hp=20)
+    fight = fight_of(data, initiative=[7, 4])
+    swing = CheckedAttack(
+        "Angthar", target="Goblin", ability="dex", check_modifier=-4, reason="swinging on a rope"
+    )
+    events = fight.act(swing, ScriptedDice([9]))  # 9 > 12 - 4 = 8: no attack
+    check = of(events, EventType.CHECK)[0]
+    assert (check.total, check.target_number, check.hit) == (9, 8, False)
+    assert not of(events, EventType.ATTACK)
+    assert "Angthar" in fight.state.acted
+    fight = fight_of(data, initiative=[7, 4])
+    events = fight.act(swing, ScriptedDice([8, 12, 6]))
+    assert of(events, EventType.CHECK)[0].hit
+    assert of(events, EventType.ATTACK)[0].total == 17
+    assert of(events, EventType.DAMAGE)[0].damage == 7

@@ -102,7 +102,11 @@ def dice_term(draw: st.DrawFn) -> str:
     suffix = draw(
         st.one_of(
             st.just(""),
-            st.builds(lambda op, n: op + n, st.sampled_from(["kh", "kl", "ph", "pl", "k", "e", "rr", "ro", "mi", "ma", "ra"]), _numbers),
+            st.builds(
+                lambda op, n: op + n,
+                st.sampled_from(["kh", "kl", "ph", "pl", "k", "e", "rr", "ro", "mi", "ma", "ra"]),
+                _numbers,
+            ),
         )
     )
     return f"{count}d{faces}{suffix}"
@@ -114,7 +118,12 @@ def dice_expression(max_leaves: int = 12) -> st.SearchStrategy[str]:
     return st.recursive(
         leaf,
         lambda inner: st.one_of(
-            st.builds(lambda a, op, b: f"{a}{op}{b}", inner, st.sampled_from(["+", "-", "*", "/", "%", "^", "//", " "]), inner),
+            st.builds(
+                lambda a, op, b: f"{a}{op}{b}",
+                inner,
+                st.sampled_from(["+", "-", "*", "/", "%", "^", "//", " "]),
+                inner,
+            ),
             inner.map(lambda e: f"({e})"),
             inner.map(lambda e: f"-{e}"),
             inner.map(lambda e: f"{e} [fire]"),

@@ -114,7 +114,10 @@ class Driver:
         body: dict[str, Any] = {"version": state["version"], "seed": self.seq, "dice": ""}
         if needs == "action":
             actor = state["current"]
-            body |= {"step": "action", "action": {"kind": "attack", "actor": actor, "target": "Bob" if actor == "Ann" else "Ann"}}
+            body |= {
+                "step": "action",
+                "action": {"kind": "attack", "actor": actor, "target": "Bob" if actor == "Ann" else "Ann"},
+            }
         else:
             body["step"] = needs
         return body
@@ -125,7 +128,9 @@ class Driver:
         while not self.stop.is_set() and state["needs"] != "over":
             body = self.next_body(state)
             self.in_flight = body
-            response = client.post(f"{self.url}/api/encounters/{self.eid}/steps", json=body, headers=self.auth)
+            response = client.post(
+                f"{self.url}/api/encounters/{self.eid}/steps", json=body, headers=self.auth
+            )
             assert response.status_code == 200, response.text
             state = response.json()
             self.acknowledged = state["version"]
@@ -159,12 +164,16 @@ def stored_events(db: Path, eid: str) -> list[tuple[int, int, dict[str, Any]]]:
 
     with sqlite3.connect(db) as con:
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = con.execute("SELECT seq, step, event FROM events WHERE encounter=? ORDER BY seq", (eid,)).fetchall()
+        rows = con.execute(
+            "SELECT seq, step, event FROM events WHERE encounter=? ORDER BY seq", (eid,)
+        ).fetchall()
     assert [seq for seq, _, _ in rows] == list(range(len(rows))), "a gap in the stored log"
     return [(seq, step, json.loads(text)) for seq, step, text in rows]
 
 
-def expected_step(setup_data: dict[str, Any], before: list[dict[str, Any]], body: dict[str, Any]) -> list[dict[str, Any]]:
+def expected_step(
+    setup_data: dict[str, Any], before: list[dict[str, Any]], body: dict[str, Any]
+) -> list[dict[str, Any]]:
     """The events the in-flight step makes (seeded dice): what a committed-but-unanswered step stored."""
     from referee.engine.actions import action_from_dict
 
@@ -204,7 +213,9 @@ def test_sigkill_never_loses_an_acknowledged_step_nor_stores_half_a_step(server:
         extra = events[driver.acknowledged :]
         if extra:
             assert driver.in_flight is not None
-            assert extra == expected_step(setup_data, events[: driver.acknowledged], driver.in_flight), "half a step"
+            assert extra == expected_step(setup_data, events[: driver.acknowledged], driver.in_flight), (
+                "half a step"
+            )
             assert {step for _, step, _ in stored[driver.acknowledged :]} == {driver.acknowledged}
         acknowledged_log = events
         server.start()  # restart on the same file: it opens, and the fight goes on from the stored log

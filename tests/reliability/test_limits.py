@@ -115,7 +115,9 @@ def aliases_yaml(count: int) -> bytes:
 
 def test_yaml_aliases() -> None:
     assert len(parse_yaml_bytes(aliases_yaml(MAX_ALIASES), "ok.yaml")["uses"]) == MAX_ALIASES
-    with pytest.raises(EncounterFileError, match=f"{MAX_ALIASES + 1} YAML aliases; the limit is {MAX_ALIASES}"):
+    with pytest.raises(
+        EncounterFileError, match=f"{MAX_ALIASES + 1} YAML aliases; the limit is {MAX_ALIASES}"
+    ):
         parse_yaml_bytes(aliases_yaml(MAX_ALIASES + 1), "many.yaml")
 
 
@@ -198,7 +200,9 @@ def test_numbers_in_a_combatant() -> None:
     data["sides"][0]["combatants"][0]["hp"] = 10_001
     refused(data, "hp: Input should be less than or equal to 10000")
     data["sides"][0]["combatants"][0] = {"name": "Ann", "hp": 5, "abilities": {"str": 26}}
-    refused(data, "abilities: Input should be less than or equal to 25")  # (the `str` key is dropped from the place)
+    refused(
+        data, "abilities: Input should be less than or equal to 25"
+    )  # (the `str` key is dropped from the place)
 
 
 def test_a_long_flat_sum_is_not_nesting_and_parses_fast() -> None:
@@ -207,3 +211,20 @@ def test_a_long_flat_sum_is_not_nesting_and_parses_fast() -> None:
     terms = LIMITS.max_length // 4
     expr = parse_dice("+".join(["1d4"] * terms))
     assert (expr.minimum, expr.maximum) == (terms, 4 * terms)
+
+
+def test_errors_and_limits_are_documented() -> None:
+    """docs/errors.md names every error type and every bound (checked like datasette's docs tests)."""
+    from pathlib import Path
+
+    import referee.errors as errors
+    from referee import files
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "errors.md").read_text()
+    kinds = [
+        name for name, value in vars(errors).items() if isinstance(value, type) and name.endswith("Error")
+    ]
+    assert kinds and all(f"`{name}`" in text for name in kinds if name != "RefereeError")
+    bounds = [name for name in vars(files) if name.startswith("MAX_")]
+    assert all(f"files.{name}" in text for name in bounds)
+    assert all(f"dice.LIMITS.{name}" in text for name in vars(LIMITS) if not name.startswith("_"))

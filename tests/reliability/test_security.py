@@ -36,15 +36,23 @@ def python_sources() -> list[Path]:
 
 
 def test_only_safe_yaml_loading_in_the_source_tree() -> None:
-    unsafe = re.compile(r"yaml\.(load|load_all|unsafe_load|full_load|unsafe_load_all|full_load_all)\(|Loader=yaml\.(Loader|UnsafeLoader|FullLoader)")
-    found = [f"{p.relative_to(SRC)}: {m.group(0)}" for p in python_sources() for m in unsafe.finditer(p.read_text())]
+    unsafe = re.compile(
+        r"yaml\.(load|load_all|unsafe_load|full_load|unsafe_load_all|full_load_all)\(|Loader=yaml\.(Loader|UnsafeLoader|FullLoader)"
+    )
+    found = [
+        f"{p.relative_to(SRC)}: {m.group(0)}"
+        for p in python_sources()
+        for m in unsafe.finditer(p.read_text())
+    ]
     assert found == []
     assert python_sources(), "the source tree was not found"
 
 
 def test_no_code_from_data_in_the_source_tree() -> None:
     risky = re.compile(r"\b(eval|exec|pickle\.loads?|marshal\.loads?|shelve\.open)\(")
-    found = [f"{p.relative_to(SRC)}: {m.group(0)}" for p in python_sources() for m in risky.finditer(p.read_text())]
+    found = [
+        f"{p.relative_to(SRC)}: {m.group(0)}" for p in python_sources() for m in risky.finditer(p.read_text())
+    ]
     assert found == []
 
 
@@ -97,7 +105,7 @@ def test_a_file_that_is_not_a_ruleset_reveals_nothing_of_its_content(tmp_path: P
 def test_a_ruleset_file_cannot_name_another_file(tmp_path: Path) -> None:
     (tmp_path / "other.yaml").write_text("preset: mf\n")
     (tmp_path / "house.yaml").write_text("preset: other.yaml\n")
-    with pytest.raises(EncounterFileError, match="unknown preset 'other.yaml'"):
+    with pytest.raises(EncounterFileError, match=r"unknown preset 'other\.yaml'"):
         load_ruleset_file(tmp_path / "house.yaml")
 
 

@@ -41,9 +41,11 @@ junk = st.recursive(
         st.integers(min_value=-(2**70), max_value=2**70),
         st.floats(allow_nan=False, allow_infinity=False),
         st.text(max_size=12),
-        st.sampled_from(NAMES + ["melee", "ranged", "long sword", "half", "?", "1d6", "rear"]),
+        st.sampled_from([*NAMES, "melee", "ranged", "long sword", "half", "?", "1d6", "rear"]),
     ),
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -77,7 +79,9 @@ def action(draw: st.DrawFn) -> Any:
     return body
 
 
-dice = st.one_of(st.none(), st.text(max_size=12), st.lists(st.one_of(st.none(), st.integers(-3, 30)), max_size=6), junk)
+dice = st.one_of(
+    st.none(), st.text(max_size=12), st.lists(st.one_of(st.none(), st.integers(-3, 30)), max_size=6), junk
+)
 
 
 @st.composite
@@ -127,7 +131,9 @@ class Api:
 
     def call(self, method: str, path: str, body: Any) -> Any:
         response = self.client.request(method, path, content=json.dumps(body), headers=self.json)
-        assert response.status_code < 500, f"{method} {path} {body!r} → {response.status_code} {response.text}"
+        assert response.status_code < 500, (
+            f"{method} {path} {body!r} → {response.status_code} {response.text}"
+        )
         if response.status_code >= 400:
             assert response.status_code in REFUSALS, response.text
             message = response.json()["error"]
@@ -164,24 +170,77 @@ def started(api: Api) -> str:
     eid = api.create(ENCOUNTER)
     for step in ("begin", "round"):
         version = api.stored(eid)[0]
-        response = api.call("POST", f"/api/encounters/{eid}/steps", {"step": step, "version": version, "seed": 3})
+        response = api.call(
+            "POST", f"/api/encounters/{eid}/steps", {"step": step, "version": version, "seed": 3}
+        )
         assert response.status_code == 200, response.text
     return eid
 
 
 SETTINGS = settings(
-    max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(40),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 
 @SETTINGS
 @given(req=request())
-@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1", "weapon": ["x"]}}))
-@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1", "distance": "far"}}))
-@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "attack", "actor": "Ann", "target": ["Orc 1"]}}))
-@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1", "charge": "yes"}}))
-@example(req=("POST", "/actions", {"version": "current", "action": {"kind": "wait", "actor": "Ann", "reason": {"a": 1}}}))
-@example(req=("POST", "/steps", {"step": "action", "version": "current", "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1"}, "dice": [99]}))
+@example(
+    req=(
+        "POST",
+        "/actions",
+        {
+            "version": "current",
+            "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1", "weapon": ["x"]},
+        },
+    )
+)
+@example(
+    req=(
+        "POST",
+        "/actions",
+        {
+            "version": "current",
+            "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1", "distance": "far"},
+        },
+    )
+)
+@example(
+    req=(
+        "POST",
+        "/actions",
+        {"version": "current", "action": {"kind": "attack", "actor": "Ann", "target": ["Orc 1"]}},
+    )
+)
+@example(
+    req=(
+        "POST",
+        "/actions",
+        {
+            "version": "current",
+            "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1", "charge": "yes"},
+        },
+    )
+)
+@example(
+    req=(
+        "POST",
+        "/actions",
+        {"version": "current", "action": {"kind": "wait", "actor": "Ann", "reason": {"a": 1}}},
+    )
+)
+@example(
+    req=(
+        "POST",
+        "/steps",
+        {
+            "step": "action",
+            "version": "current",
+            "action": {"kind": "attack", "actor": "Ann", "target": "Orc 1"},
+            "dice": [99],
+        },
+    )
+)
 @example(req=("POST", "/undo", {"version": "current", "count": 10**9}))
 def test_bad_requests_store_nothing(api: Api, started: str, req: tuple[str, str, Any]) -> None:
     method, path, body = req
@@ -232,7 +291,9 @@ def test_bad_imports_create_nothing(api: Api, started: str, data: Any, where: st
         exported["events"] = data.draw(st.lists(junk, max_size=3)) if data else []
     elif where == "event" and exported["events"] and data is not None:
         index = data.draw(st.integers(0, len(exported["events"]) - 1))
-        key = data.draw(st.sampled_from(["type", "round", "actor", "target", "damage", "data", "dice", "modifiers"]))
+        key = data.draw(
+            st.sampled_from(["type", "round", "actor", "target", "damage", "data", "dice", "modifiers"])
+        )
         exported["events"][index] = {**exported["events"][index], key: data.draw(junk)}
     elif where == "setup" and data is not None:
         exported["setup"] = data.draw(junk)

@@ -13,7 +13,7 @@ from referee.engine.actions import Attack, Wait
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.engine.resolve import attack_context, resolve
-from referee.engine.state import FightState
+from referee.engine.state import Condition, FightState
 from referee.engine.tactics import choose_action
 from referee.errors import IllegalActionError
 from referee.rules.attack import plan_attack
@@ -25,7 +25,6 @@ from referee.rules.house import (
     armour_recovery,
     attacks_allowed,
     can_move,
-    check_move_and_cast,
     rest_events,
 )
 from referee.rules.ruleset import Ruleset
@@ -106,16 +105,21 @@ def test_moving_leaves_a_single_attack_hr_move_2() -> None:
 def test_move_and_cast_conflict() -> None:
     # conflict `move_and_cast`: odd (ODD-ACT-CAST-3) forbids any movement when casting; hr (HR-CAST-MOVE)
     # allows half the rate (15 of 30 ft) with a one-round spell, not 20 ft, not a two-round spell.
-    fight = started(angthar_data(), [7, 4])
-    me = fight.state["Angthar"]
+    from referee.engine.odd_actions import CastSpell
+
+    def cast(ruleset: str, moved: int, rounds: int = 1) -> list[Event]:
+        fight = started(angthar_data(ruleset=ruleset), [7, 4])
+        return resolve(
+            fight.state, CastSpell("Angthar", spell="sleep", moved=moved, rounds=rounds), ScriptedDice([])
+        )
+
     with pytest.raises(IllegalActionError, match="ODD-ACT-CAST-3"):
-        check_move_and_cast(Ruleset.preset("odd"), me, 10)
-    check_move_and_cast(Ruleset.preset("odd"), me, 0)
-    check_move_and_cast(Ruleset.preset("hr"), me, 15)
+        cast("odd", 10)
+    assert cast("odd", 0) and cast("hr", 15)
     with pytest.raises(IllegalActionError, match="HR-CAST-MOVE"):
-        check_move_and_cast(Ruleset.preset("hr"), me, 20)
+        cast("hr", 20)
     with pytest.raises(IllegalActionError, match="HR-CAST-MOVE"):
-        check_move_and_cast(Ruleset.preset("hr"), me, 10, casting_rounds=2)
+        cast("hr", 10, rounds=2)
 
 
 # --- HR-WITHDRAW-1..3, GAP-AOO ------------------------------------------------------------------------------
@@ -298,8 +302,8 @@ def test_hurt_garrotter_must_pass_3d6_once_a_round_hr_garrote_6() -> None:
 
 
 def test_net_range_30_ft_tv_der_13() -> None:
-    # rule: HR-NET-1 (TV-DER-13): 30 ft allowed, 35 ft not
-    fight = started(encounter("hr", [hero(weapons=["net"])], [orc()]), [9, 2])
+    # rule: HR-NET-1 (TV-DER-13): 30 ft allowed, 35 ft not, even with a range increment of 20 ft
+    fight = started(encounter("hr", [hero(weapons=[{"name": "net", "range": 20}])], [orc()]), [9, 2])
     attack(fight.state, [19], "Hero", "Orc", distance=30)
     with pytest.raises(IllegalActionError, match="HR-NET-1"):
         attack(fight.state, [20], "Hero", "Orc", distance=35)
@@ -468,6 +472,14 @@ def test_multiplicative_bonuses_do_not_apply_hr_helpless_4() -> None:
     plan = plan_attack(ctx)
     assert plan.damage.dice_multiplier == 1 and plan.damage.maximise
     assert [m.value for m in plan.damage.modifiers] == [1]
+    # and a thief's backstab multiplier (MOD-BSTAB-2, under `flank_and_rear = mod`) is dropped too
+    fight = started(angthar_data(ruleset="hr", options={"flank_and_rear": "mod"}, goblin_hp=20), [7, 4])
+    goblin = fight.state["Goblin"]
+    goblin.surprised = True
+    backstab = Attack("Angthar", target="Goblin", situation=flags("backstab"))
+    assert plan_attack(attack_context(fight.state, backstab)).damage.dice_multiplier > 1  # awake: x2 or more
+    goblin.conditions["sleeping"] = Condition("sleeping")
+    assert plan_attack(attack_context(fight.state, backstab)).damage.dice_multiplier == 1
 
 
 def test_helpless_and_prone_conflicts() -> None:
@@ -536,3 +548,22 @@ def test_armour_damage_toggle_off_in_odd() -> None:
     # conflict `critical_hits` + toggle `armour_damage`: with odd there is no critical and no armour damage
     fight = started(angthar_data(ruleset="odd"), [7, 4])
     assert not of(fight.push(attack(fight.state, [20, 1], "Goblin", "Angthar")), EventType.ARMOUR)
+
+
+def test_house_actions_travel_as_dicts() -> None:
+    # rule: HR-WITHDRAW-1, HR-NET-2, HR-GARROTE-4: the new actions round-trip through the tracker's JSON
+    from referee.engine.actions import action_from_dict
+
+    for action in (Withdraw("Angthar", feet=15, position=(1, 2)), Escape("Angthar"), ResetGarrotte("A", "B")):
+        assert action_from_dict(action.to_dict()) == action
+    fight = started(angthar_data(ruleset="hr"), [7, 4])
+    with pytest.raises(IllegalActionError, match="feet must be"):
+        resolve(
+            fight.state,
+            action_from_dict({"kind": "withdraw", "actor": "Angthar", "feet": "far"}),
+            ScriptedDice([]),
+        )
+    with pytest.raises(IllegalActionError, match="0 to 120 ft"):
+        resolve(fight.state, Withdraw("Angthar", feet=200), ScriptedDice([]))
+    with pytest.raises(IllegalActionError, match="neither netted nor garrotted"):
+        resolve(fight.state, Escape("Angthar"), ScriptedDice([]))

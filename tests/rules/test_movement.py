@@ -118,3 +118,12 @@ def test_on_the_grid_melee_needs_reach() -> None:
     with pytest.raises(IllegalActionError, match="ODD-ACT-ATK"):
         plan(state, "Ann", "Orc")
     assert plan(state, "Ann", "Orc", weapon="polearm").armour_class.value == 12  # 10 ft reach
+
+
+def test_no_missile_attack_beyond_long_range() -> None:
+    # rule: ODD-RANGED-3 (TV-DER-01: increment 30 ft: 90 ft is long range, 91 ft no attack possible)
+    data = encounter([fighter(weapons=[{"name": "sling", "range": 30}])], [orc()])
+    state = state_of(data)
+    assert plan(state, "Ann", "Orc", distance=90).check.bonus == 3 - 6
+    with pytest.raises(IllegalActionError, match="ODD-RANGED-3"):
+        plan(state, "Ann", "Orc", distance=91)

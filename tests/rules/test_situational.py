@@ -84,7 +84,7 @@ def test_concealment_is_a_to_hit_penalty_one_degree_only(degree: str, value: int
     # rule: ODD-SIT-CONC (to hit, not AC; one degree applies)
     state = state_of(ann_and_orc())
     p = plan(state, "Ann", "Orc", situation=Situation(concealment=degree))
-    assert [(v, r) for v, r in rules_of(p.check.modifiers) if r.startswith("ODD-SIT")] == [(value, rule)]
+    assert [(v, r) for v, r in rules_of(p.check.modifiers) if "-CONC-" in r] == [(value, rule)]
     assert p.armour_class.value == 12  # concealment leaves AC alone
 
 
@@ -190,3 +190,19 @@ def test_referee_rulings_and_their_bands() -> None:
     state = state_of(ann_and_orc())
     p = plan(state, "Ann", "Orc", situation=Situation(modifiers=(drunk,)))
     assert p.check.bonus == 3 - 10
+
+
+def test_further_modifiers_magic_weapons_and_the_same_procedure_for_monsters() -> None:
+    # rule: ODD-MELEE-3 (a magic weapon's bonus adds to the roll), ODD-NPC-1 (monsters use the same
+    # procedure), ODD-ROUND-3 (abstract rounds: the ODD ruleset has no segments)
+    state = state_of(encounter([fighter(weapons=[{"name": "long sword", "to_hit": 1}])], [orc()]))
+    assert sorted(rules_of(plan(state, "Ann", "Orc").check.modifiers)) == [
+        (1, "ODD-MELEE-3"),
+        (3, "ODD-BTH-1"),
+    ]
+    give(state, "Ann", "prone")
+    assert sorted(rules_of(plan(state, "Orc", "Ann").check.modifiers)) == [
+        (1, "ODD-BTH-2"),
+        (5, "ODD-SIT-PRONE"),
+    ]
+    assert state.setup.ruleset["round_timing"] == "abstract"

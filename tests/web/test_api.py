@@ -158,6 +158,8 @@ def test_stale_version_is_a_conflict(tracker: Any) -> None:
     assert second.status_code == 409
     assert "version" in second.json()["error"] and "reload" in second.json()["error"]
     assert tracker.state(eid)["version"] == first.json()["version"]  # nothing duplicated
+    seen = tracker.client.get(f"/api/encounters/{eid}/version", headers=tracker.auth).json()
+    assert seen == {"version": first.json()["version"], "revision": first.json()["revision"]}
     undo = tracker.client.post(f"/api/encounters/{eid}/undo", json={"version": version}, headers=tracker.auth)
     assert undo.status_code == 409
 
@@ -259,6 +261,13 @@ def test_upload_size_is_capped(tracker: Any) -> None:
     files = {"file": ("big.yaml", b"#" * (tracker_module.MAX_FILE_BYTES + 10), "application/yaml")}
     page = tracker.client.post("/encounters", data={"source": "upload"}, files=files, headers=tracker.auth)
     assert page.status_code in {413, 422}
+
+
+def test_oversized_body_is_refused_before_parsing(tracker: Any) -> None:
+    body = b'{"text": "' + b"#" * (tracker_module.MAX_FILE_BYTES + 100_000) + b'"}'
+    headers = {**tracker.auth, "content-type": "application/json"}
+    response = tracker.client.post("/api/encounters", content=body, headers=headers)
+    assert response.status_code == 413 and "request body over" in response.json()["error"]
 
 
 def test_rename_and_delete(tracker: Any) -> None:
@@ -391,6 +400,7 @@ REFEREE_ROUTES = [
     ("patch", "/api/encounters/{eid}"),
     ("delete", "/api/encounters/{eid}"),
     ("get", "/api/encounters/{eid}/events"),
+    ("get", "/api/encounters/{eid}/version"),
     ("get", "/api/encounters/{eid}/export"),
     ("post", "/api/encounters/{eid}/steps"),
     ("post", "/api/encounters/{eid}/actions"),
@@ -515,14 +525,47 @@ def test_odds_are_shown_when_the_odds_module_answers(tracker: Any, monkeypatch: 
     eid = tracker.create()
     to_first_action(tracker, eid)
     result = post(tracker, eid, "odds", {"action": ATTACK}).json()
-    assert result == {
-        "available": True,
-        "odds": {"hit": 0.7, "damage": {"2": 0.125, "9": 0.125}, "drop": 0.333333},
-    }
+    assert result["available"] is True
+    assert result["odds"] == {"hit": 0.7, "damage": {"2": 0.125, "9": 0.125}, "drop": 0.333333}
     assert seen == [(1, "Angthar", "Goblin")]
 
     def broken(state: Any, action: Any) -> None:
         raise ZeroDivisionError
 
     monkeypatch.setitem(sys.modules, "referee.odds", types.SimpleNamespace(action_odds=broken))
-    assert post(tracker, eid, "odds", {"action": ATTACK}).json() == {"available": False, "odds": None}
+    result = post(tracker, eid, "odds", {"action": ATTACK}).json()
+    assert result["available"] is False and result["odds"] is None
+
+
+def test_each_step_says_which_dice_it_asks_for(tracker: Any) -> None:
+    # rule: ODD-HD-2 (hit dice at set-up), ODD-INIT-1 (a d10 per combatant in file order), ODD-ATK-2 (damage)
+    eid = tracker.create(angthar_data(goblins=2, goblin_hp=None))
+    assert tracker.state(eid)["dice_asked"] == [
+        {"sides": 6, "purpose": "hit points Goblin 1"},
+        {"sides": 6, "purpose": "hit points Goblin 2"},
+    ]
+    tracker.step(eid, "begin", "3, 4")
+    assert [d["purpose"] for d in tracker.state(eid)["dice_asked"]] == [
+        "initiative Angthar",
+        "initiative Goblin 1",
+        "initiative Goblin 2",
+    ]
+    state = tracker.step(eid, "round", "9, 2, 1")
+    assert state["dice_asked"] == [] and state["version"] == 3  # the dry runs stored nothing
+    result = post(tracker, eid, "odds", {"action": {**ATTACK, "target": "Goblin 1"}}).json()
+    assert result["dice_asked"] == [{"sides": 20, "purpose": "attack"}, {"sides": 8, "purpose": "damage"}]
+    assert tracker.state(eid)["version"] == 3
+
+
+def test_every_example_creates_and_begins(tracker: Any) -> None:
+    names = tracker.client.get("/api/examples", headers=tracker.auth).json()
+    assert "angthar_and_the_goblins.yaml" in names
+    for name in names:
+        made = tracker.client.post("/api/encounters", json={"example": name}, headers=tracker.auth)
+        assert made.status_code == 201, (name, made.text)
+        eid = made.json()["id"]
+        begun = post(tracker, eid, "steps", {"step": "begin", "version": 0, "seed": 1})
+        assert begun.status_code == 200, (name, begun.text)
+        setup = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth).json()["setup"]
+        # the ruleset is frozen: a preset name plus the options it overrides, never a house-rules file
+        assert setup["ruleset"] in {"odd", "mod", "hr", "mf", "dac", "full"}, (name, setup["ruleset"])

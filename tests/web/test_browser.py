@@ -5,6 +5,7 @@ Set REFEREE_SCREENSHOTS=1 to (re)write docs/screenshots/referee.png and players.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,13 @@ def test_referee_runs_a_fight_players_follow(
     click_and_wait(page, "#round", "10, 1, 2, 3")
     expect(page.locator("#current")).to_have_text("Angthar")
 
+    # the exact odds before committing (when the odds module is there): d20 + 5 >= 12 hits 70% (ODD-ATK-1)
+    page.select_option("#target", "Goblin 1")
+    if importlib.util.find_spec("referee.odds") is not None:
+        expect(page.locator("#odds")).to_contain_text("hit 70.0%")
+        expect(page.locator("#odds")).to_contain_text("damage 2–9")
+    expect(page.locator("#dice-asked")).to_contain_text("d20 attack · d8 damage")
+
     # a die that is not a face of a d20 is refused with its message; nothing is stored
     version = page.locator("#version").inner_text()
     page.fill("#dice", "25")
@@ -105,8 +113,19 @@ def test_referee_runs_a_fight_players_follow(
     expect(page.locator("#current")).to_have_text("Goblin 3")
     assert hp_cell(page, "Angthar") == "30/30"
 
-    # finish the fight: the goblins miss, Angthar fells the other two over two more rounds
-    act(page, "1", "Angthar")
+    # a second referee tab acts (Goblin 3 misses): the first tab says so, and its stale click is refused (409)
+    other = page.context.new_page()
+    other.goto(page.url)
+    act(other, "1", "Angthar")
+    expect(page.locator("#message")).to_contain_text("changed in another tab", timeout=10_000)
+    page.fill("#dice", "1")
+    page.click("#act")
+    expect(page.locator("#message")).to_contain_text("reload and try again")
+    other.close()
+    page.reload()
+    expect(page.locator("#current")).to_have_text("Goblin 2")
+
+    # finish the fight: Goblin 2 misses, Angthar fells the other two over two more rounds
     act(page, "1", "Angthar")
     click_and_wait(page, "#end-round")
     click_and_wait(page, "#round", "10, 1, 2")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import types
 from dataclasses import asdict, dataclass, field, fields
-from functools import cache
 from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
 
 from referee.checks import Modifier
@@ -104,12 +103,16 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-@cache
+_FIELD_TYPES: dict[str, dict[str, Any]] = {}
+
+
 def _field_types(cls: type[Action]) -> dict[str, Any]:
-    try:
-        return get_type_hints(cls)
-    except Exception:  # an annotation that cannot be resolved: its values are checked where used
-        return {}
+    if cls.kind not in _FIELD_TYPES:
+        try:
+            _FIELD_TYPES[cls.kind] = get_type_hints(cls)
+        except Exception:  # an annotation that cannot be resolved: its values are checked where used
+            _FIELD_TYPES[cls.kind] = {}
+    return _FIELD_TYPES[cls.kind]
 
 
 def _fits(value: Any, hint: Any) -> bool:

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from referee.checks import Modifier
-from referee.dice import DiceSource
+from referee.checks import Check, Compare, Modifier
+from referee.dice import DiceSource, DiceTape
 from referee.engine import tactics
 from referee.engine.actions import (
     Action,
@@ -427,7 +427,7 @@ def stray_missiles(
     return out
 
 
-# --- casting, items, abilities (ODD-ACT-CAST-*, ODD-ACT-ITEM-*, ODD-ACT-ABIL-*) -----------------------
+# --- casting, items, abilities (ODD-ACT-CAST-1..3, ODD-ACT-ITEM-1/2, ODD-ACT-ABIL-1/2) -----------
 
 
 @register_action
@@ -569,6 +569,76 @@ def resolve_use_ability(state: FightState, action: UseAbility, dice: DiceSource)
     out = [action_event(state, c.name, "ODD-ACT-ABIL-1", text, kind="use_ability", ability=action.ability,
                         moved=action.moved, target=action.target)]  # fmt: skip
     return out + referee_effect(state, c.name, action.target, action.damage, action.subdual, action.ability)
+
+
+# --- an attack the referee makes depend on a check (ODD-SIT-1) ----------------------------------------
+
+ABILITY_NAMES = {"str": "strength", "dex": "dexterity", "con": "constitution", "int": "intelligence",
+                 "wis": "wisdom", "cha": "charisma"}  # fmt: skip
+
+
+@register_action
+@dataclass(frozen=True)
+class CheckedAttack(Action):
+    """ODD-SIT-1: the referee requires an attribute check to decide whether the attack can be made at all
+    (GAP-ATTR-CHECK: d20 <= score + the referee's modifier). A failed check spends the round; a passed
+    one is followed by the attack (dice: the check's d20, then the attack's)."""
+
+    kind: ClassVar[str] = "checked_attack"
+    target: str = ""
+    weapon: str | None = None
+    form: AttackForm | None = None
+    distance: int | None = None
+    situation: Situation = field(default_factory=Situation)
+    ability: str = "dexterity"
+    check_modifier: int = 0
+    reason: str = "the referee asks for a check first"
+
+
+def attribute_check(c: CombatantState, ability: str, modifier: int, reason: str) -> Check:
+    """GAP-ATTR-CHECK: a roll-under attribute check, the referee's modifier added to the score."""
+    name = ABILITY_NAMES.get(ability.lower(), ability.lower())
+    if name not in ABILITY_NAMES.values():
+        raise IllegalActionError(
+            f"unknown ability {ability!r}; abilities: {', '.join(ABILITY_NAMES.values())}"
+        )
+    score = int(getattr(c.spec.abilities, name))
+    parts = [Modifier(score, "ODD-SIT-1", name.capitalize())]
+    if modifier:
+        parts.append(Modifier(modifier, "ODD-SIT-1", "referee's modifier"))
+    short = name[:3].capitalize()
+    return Check(
+        label=f"{c.name} {name} check: {reason}",
+        target=score + modifier,
+        target_label=short if not modifier else f"{short} {score}{modifier:+d} =",
+        target_modifiers=tuple(parts),
+        compare=Compare.AT_MOST,
+        words=("the attack can be made", "the attack cannot be made"),
+    )
+
+
+@resolver(CheckedAttack)
+def resolve_checked_attack(state: FightState, action: CheckedAttack, dice: DiceSource) -> list[Event]:
+    c = actor_state(state, action.actor)
+    attack = Attack(action.actor, target=action.target, weapon=action.weapon, form=action.form,
+                    distance=action.distance, situation=action.situation)  # fmt: skip
+    ctx = attack_context(state, attack)
+    plan = plan_attack(ctx)  # an attack the rules forbid is refused before any die is rolled
+    check = attribute_check(c, action.ability, action.check_modifier, action.reason)
+    tape = DiceTape(dice)
+    face = tape.roll(20, f"{c.name} {action.ability} check")
+    passed = check.succeeds(face)
+    out = [
+        event(EventType.CHECK, state.round, actor=c.name, target=action.target, dice=tape.take(), total=face,
+              target_number=check.target, hit=passed, rule="ODD-SIT-1", text=f"{check.label}: {check.breakdown([face])}",
+              data={"check": action.ability}),
+    ]  # fmt: skip
+    if not passed:
+        out.append(action_event(state, c.name, "ODD-SIT-1", f"{c.name} cannot make the attack this round",
+                                kind="checked_attack", target=action.target))  # fmt: skip
+        return out
+    data = {"kind": "checked_attack", "weapon": plan.weapon, "form": plan.form.value}
+    return out + attack_events(state, ctx, plan, dice, data)
 
 
 # --- the referee's adjustments ------------------------------------------------------------------------
@@ -726,7 +796,7 @@ def held_tries_to_break_free(state: FightState, actor: str) -> Action | None:
     hold = state[actor].conditions.get("grappled")
     if hold is None or hold.source is None or state.setup.ruleset["grapple_state"] != "odd_held_defenceless":
         return None
-    return Attack(actor, target=hold.source, form=AttackForm.GRAPPLE)
+    return Attack(actor, target=hold.source, weapon="unarmed", form=AttackForm.GRAPPLE)
 
 
 def caster_keeps_casting(state: FightState, actor: str) -> Action | None:
@@ -760,8 +830,11 @@ def scripted_maneuver(state: FightState, actor: str) -> Action | None:
     situation = tactic_situation(c)
     choice: Action
     if tactic.maneuver == "hold":  # stand and fight where it is: attack what is in reach, else wait
-        for weapon in [tactic.weapon] if tactic.weapon else [w.name for w in c.spec.weapons] or [None]:
-            if _legal(state, attack := Attack(actor, target=target, weapon=weapon, situation=situation)):
+        names: list[str | None] = (
+            [tactic.weapon] if tactic.weapon else [w.name for w in c.spec.weapons] or [None]
+        )
+        for name in names:
+            if _legal(state, attack := Attack(actor, target=target, weapon=name, situation=situation)):
                 return attack
         return Wait(actor, "holds its ground")
     if tactic.maneuver == "charge":
@@ -774,8 +847,12 @@ def scripted_maneuver(state: FightState, actor: str) -> Action | None:
         form = AttackForm(tactic.maneuver)
         if form is AttackForm.GRAPPLE and state[target].has("grappled"):
             form = AttackForm.PUMMEL if not c.spec.weapons else AttackForm.MELEE  # hold it and hit it (+10)
-        choice = Attack(actor, target=target, weapon=tactic.weapon if form is not AttackForm.PUMMEL else "unarmed",
-                        form=form, situation=situation)  # fmt: skip
+        weapon: str | None = tactic.weapon
+        if form in {AttackForm.PUMMEL, AttackForm.GRAPPLE, AttackForm.OVERBEAR} and weapon is None:
+            weapon = "unarmed"  # bare hands (a monster's natural weapon stays its own, ODD-UNARMED-2)
+        if form is AttackForm.PUMMEL and c.spec.is_monster:
+            weapon = tactic.weapon
+        choice = Attack(actor, target=target, weapon=weapon, form=form, situation=situation)
     if _legal(state, choice):
         return choice
     if isinstance(choice, Attack) and c.position is not None:
@@ -846,6 +923,7 @@ __all__ = [
     "ODD_ACTION_KINDS",
     "CastSpell",
     "Charge",
+    "CheckedAttack",
     "DefensiveManeuver",
     "ExtraAction",
     "Move",

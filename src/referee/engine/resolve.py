@@ -13,7 +13,7 @@ from referee.engine.events import Event, EventType, event
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.model import Weapon
-from referee.rules import hit_points
+from referee.rules import hit_points, hooks
 from referee.rules.attack import AttackPlan, Effect, critical_bonus, plan_attack
 from referee.rules.context import AttackContext, AttackForm
 
@@ -284,6 +284,21 @@ def effect_events(
     return out
 
 
+def roll_reasons(ctx: AttackContext, plan: AttackPlan) -> str:
+    """Why the roll was automatic or used two dice (HR-HELPLESS-1, GAP-ADV...), for the account."""
+    reasons = []
+    if plan.check.automatic is not None:
+        found = hooks.automatic_verdict(ctx)
+        if found is not None:
+            reasons.append(f"{found[2]} [{found[1]}]")
+    elif plan.check.keep.value != "all":
+        reasons += [
+            f"{'advantage' if sign > 0 else 'disadvantage'}: {reason} [{rule}]"
+            for sign, rule, reason in hooks.leans(ctx)
+        ]
+    return f" ({'; '.join(reasons)})" if reasons else ""
+
+
 def damage_rule_id(plan: AttackPlan, outcome: AttackOutcome) -> str:
     """The rule behind a hit's damage: MF-CRIT-2 (maximum + half level), GAP-CRIT-002 (doubled dice of a
     confirmed 002 critical, HR-CRIT-1), HR-HELPLESS-2 (maximum against the helpless) or ODD-ATK-2."""
@@ -332,7 +347,8 @@ def attack_events(
             modifiers=plan.check.modifiers,
             total=(outcome.natural + plan.check.bonus) if faces else None,
             target_number=plan.check.target, hit=outcome.hit,
-            text=plan.check.breakdown(faces) + ("" if verdict in {"hit", "miss"} else f" ({verdict})"),
+            text=plan.check.breakdown(faces) + ("" if verdict in {"hit", "miss"} else f" ({verdict})")
+            + roll_reasons(ctx, plan),
             data={
                 "weapon": plan.weapon, "form": plan.form.value, "natural": outcome.natural,
                 "critical": outcome.critical, "fumble": outcome.fumble,
@@ -382,7 +398,8 @@ def resolve_attack(state: FightState, action: Attack, dice: DiceSource) -> list[
     for retarget in RETARGET_RULES:
         found = retarget(state, action, dice)
         if found is not None:
-            action = replace(action, target=found[0])
+            flags = action.situation.flags | {"friendly"}  # the blow may land on a friend
+            action = replace(action, target=found[0], situation=replace(action.situation, flags=flags))
             before += found[1]
     ctx, plan = plan_declared_attack(state, action)
     data = {"kind": "attack", "weapon": plan.weapon, "form": plan.form.value, "charge": action.charge}

@@ -31,8 +31,9 @@ class ArmourClass:
     value: int
     convention: str
     components: tuple[Modifier, ...]
-    kind: str = "normal"  # normal, touch, grapple, overbear, flatfooted, ...
+    kind: str = "normal"  # normal, touch, grapple, overbear, flatfooted, flatfooted_touch
     floored: bool = False
+    deflection_uses: int = 0  # shield uses this attack spends (DAC-DEFL-3), recorded on the attack event
 
     @property
     def to_hit_target(self) -> int:
@@ -57,12 +58,14 @@ def defence_losses(ctx: AttackContext) -> list[DefenceLoss]:
     return [loss for rule in DEFENCE_LOSS_RULES for loss in rule(ctx)]
 
 
-def _assemble(components: list[Modifier], convention: str, kind: str, ruleset: Ruleset) -> ArmourClass:
+def _assemble(
+    components: list[Modifier], convention: str, kind: str, ruleset: Ruleset, deflection_uses: int = 0
+) -> ArmourClass:
     value = sum(m.value for m in components)
     floored = False
     if convention == ASCENDING and ruleset["ac_floor"] == "min_1" and value < 1:
         value, floored = 1, True  # ODD-AC-2: never below 1
-    return ArmourClass(value, convention, tuple(components), kind, floored)
+    return ArmourClass(value, convention, tuple(components), kind, floored, deflection_uses)
 
 
 # --- ascending components (ODD-AC-*) ----------------------------------------------------------------
@@ -192,6 +195,8 @@ def armour_class(ctx: AttackContext) -> ArmourClass:
     convention = DESCENDING if ctx.descending else ASCENDING
     form = ctx.form
     kind = "normal"
+    uses = 0
+    built_ascending = True  # ODD formulas are ascending; the layered 004 model is descending
     if form is AttackForm.GRAPPLE:
         parts, kind = grapple_components(ctx), "grapple"
     elif form is AttackForm.OVERBEAR:
@@ -201,14 +206,13 @@ def armour_class(ctx: AttackContext) -> ArmourClass:
     elif ctx.descending or (ctx.option("touch_ac") == "dac_layered" and form is AttackForm.TOUCH):
         from referee.rules import dac
 
-        parts, kind = dac.components_for_attack(ctx, lost)
-        if not ctx.descending:
-            parts = to_descending(parts)  # DAC parts → ascending (the map is its own inverse)
+        parts, kind, uses = dac.components_for_attack(ctx, lost)
+        built_ascending = False
     else:
         parts = ascending_components(ctx, lost)
-    if ctx.descending and kind in {"grapple", "overbear", "touch"}:
-        parts = to_descending(parts)
+    if built_ascending == ctx.descending:
+        parts = to_descending(parts)  # AAC = 20 - DAC; the map is its own inverse
     for rule in AC_RULES:
         for bonus in rule(ctx):
             parts.append(protection(bonus.value, bonus.rule, bonus.reason, ctx.descending))
-    return _assemble(parts, convention, kind, ctx.ruleset)
+    return _assemble(parts, convention, kind, ctx.ruleset, uses)

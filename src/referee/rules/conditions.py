@@ -1,4 +1,4 @@
-"""Conditions of 001 (MOD-COND-*, MOD-HELPLESS-*) as data, attack position (MOD-FLANK/REAR/BSTAB),
+"""Conditions of 001 (001's conditions, helpless targets) as data, attack position (flank, rear and backstab),
 segment delays, and the referee's actions that put a condition on or take it off.
 
 Every condition of 001 is one row of :data:`CONDITION_TABLE`: what attackers add against the creature,
@@ -210,7 +210,7 @@ def random_grappler(state: FightState, action: Attack, dice: DiceSource) -> tupl
 engine.RETARGET_RULES.append(random_grappler)
 
 
-# --- attack position (MOD-FLANK-*, MOD-REAR-*, MOD-BSTAB-*) -------------------------------------------
+# --- attack position (flank, rear, backstab) -------------------------------------------
 
 
 def position_rules(ctx: AttackContext) -> bool:
@@ -230,7 +230,9 @@ def position_allowed(ctx: AttackContext) -> None:
         return
     s, d = ctx.situation, ctx.defender
     if s.has("backstab") and not d.surprised:
-        raise IllegalActionError(f"a backstab needs a surprised target; {d.name} is not surprised (MOD-BSTAB-1)")
+        raise IllegalActionError(
+            f"a backstab needs a surprised target; {d.name} is not surprised (MOD-BSTAB-1)"
+        )
     if s.has("rear") and not (d.surprised or s.has("surrounded") or s.has("fleeing")):
         raise IllegalActionError(
             f"a rear attack on {d.name} needs surprise, or it surrounded or fleeing (MOD-REAR-2)"
@@ -402,7 +404,9 @@ def conditions_allow(ctx: AttackContext) -> None:
         raise IllegalActionError(why)
     limit = action_limit(ctx.attacker, ctx.ruleset)
     if limit is not None and limit[1].actions == "defend":
-        defending = ctx.defender.name in ctx.attacker.attackers_this_round or ctx.situation.has("self_defence")
+        defending = ctx.defender.name in ctx.attacker.attackers_this_round or ctx.situation.has(
+            "self_defence"
+        )
         if not defending:
             raise IllegalActionError(
                 f"{ctx.attacker.name} is exhausted and may only defend itself (MOD-COND-EXHAUSTED)"
@@ -432,7 +436,9 @@ def blind_spell_allowed(caster: CombatantState, spell_delivery: str, ruleset: Ru
     if spell_delivery not in {"area", "touch", "target"}:
         raise IllegalActionError(f"spell delivery {spell_delivery!r} is not one of: area, touch, target")
     if caster.has("blind") and ruleset["blindness"] == "mod" and spell_delivery == "target":
-        raise IllegalActionError(f"{caster.name} is blind and cannot cast a targeted spell (MOD-COND-BLIND-2)")
+        raise IllegalActionError(
+            f"{caster.name} is blind and cannot cast a targeted spell (MOD-COND-BLIND-2)"
+        )
 
 
 def deaf_failure_chance(casting_segments: int) -> int:
@@ -441,6 +447,16 @@ def deaf_failure_chance(casting_segments: int) -> int:
     if casting_segments < 0:
         raise IllegalActionError(f"casting time {casting_segments} is not a number of segments")
     return 10 if casting_segments <= 3 else 20
+
+
+def sleeper_surprise_modifier(c: CombatantState) -> Modifier | None:
+    """MOD-COND-SLEEP-N-1 with GAP-SURPRISE-PCT: +20% to surprise a natural sleeper is -4 on its
+    Wisdom surprise check (20% of a d20); the referee adds it to the side's surprise modifier."""
+    return (
+        Modifier(-4, "MOD-COND-SLEEP-N-1", "asleep (+20% to be surprised)")
+        if c.has("sleeping_natural")
+        else None
+    )
 
 
 def bind_segments(c: CombatantState, ruleset: Ruleset) -> int | None:
@@ -466,6 +482,37 @@ def wake_sleepers(
                       data={"condition": name, "added": False})
             )  # fmt: skip
     return out
+
+
+# --- called shots (MOD-CALLED-1 / -2) -------------------------------------------------------------------
+
+
+def called_shot(ctx: AttackContext) -> bool:
+    return ctx.situation.has("called_shot")
+
+
+def called_shot_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
+    """MOD-CALLED-2: a called shot does not deal ordinary damage; its effect is the referee's."""
+    return replace(plan, none=True, minimum=0) if called_shot(ctx) else plan
+
+
+def called_shot_result(
+    state: FightState, ctx: AttackContext, plan: AttackPlan, outcome: engine.AttackOutcome, dice: DiceSource
+) -> list[Event]:
+    """MOD-CALLED-2: only a natural 20 produces the intended effect (the referee says what); otherwise
+    the action is wasted. MOD-CALLED-1: the referee's own modifiers come in the situation."""
+    if not called_shot(ctx):
+        return []
+    success = outcome.natural == 20
+    text = (
+        "called shot: natural 20, the intended effect happens (referee)"
+        if success
+        else (f"called shot: natural {outcome.natural}, not 20: the action is wasted")
+    )
+    return [
+        event(EventType.CHECK, state.round, actor=ctx.attacker.name, target=ctx.defender.name, total=outcome.natural,
+              target_number=20, hit=success, rule="MOD-CALLED-2", text=text, data={"check": "called shot"})
+    ]  # fmt: skip
 
 
 def unable_to_act(state: FightState, actor: str) -> Action | None:
@@ -549,6 +596,7 @@ class ApplyCondition(Action):
     condition: str = ""
     rounds: int | None = None  # counting this round; None = until removed
     ends_segment: int | None = None  # a stun that ends in this segment of the next round (MOD-COND-STUN-2)
+    by: str = ""  # who causes it (a grapple's holder links the grapplers, MOD-COND-GRAPPLED-2)
     reason: str = "referee"
 
 
@@ -579,11 +627,12 @@ def resolve_apply(state: FightState, action: ApplyCondition, dice: DiceSource) -
             raise IllegalActionError(f"ends_segment must be a segment 1-10, not {action.ends_segment}")
         extra["ends_segment"] = action.ends_segment
     until = until_round(state, action.rounds)
+    by = state[action.by].name if action.by else None
     row = CONDITION_TABLE.get(name)
     rule = row.rule if row is not None else None
     lasting = "until removed" if until is None else f"until the end of round {until}"
     return [
-        event(EventType.CONDITION, state.round, target=c.name, rule=rule,
+        event(EventType.CONDITION, state.round, actor=by, target=c.name, rule=rule,
               text=f"{c.name} is {name} {lasting} ({action.reason})",
               data={"condition": name, "added": True, "until_round": until, "extra": extra, "free": True})
     ]  # fmt: skip
@@ -604,6 +653,6 @@ def resolve_remove(state: FightState, action: RemoveCondition, dice: DiceSource)
 
 hooks.ALLOW_RULES.extend([conditions_allow, position_allowed, invisible_allowed])
 hooks.AUTOMATIC_RULES.append(coup_de_grace)
-hooks.DAMAGE_PLAN_RULES.extend([coup_damage, backstab_damage])
-engine.AFTER_ATTACK.append(wake_sleepers)
+hooks.DAMAGE_PLAN_RULES.extend([coup_damage, backstab_damage, called_shot_damage])
+engine.AFTER_ATTACK.extend([wake_sleepers, called_shot_result])
 OVERRIDES.append(unable_to_act)

@@ -9,6 +9,7 @@ from referee.rules import situational  # noqa: F401  (ODD situational modifiers,
 from referee.rules import maneuvers  # noqa: F401  (ODD grapple, pummel, overbear, touch)
 from referee.rules import movement  # noqa: F401  (ODD movement, reach, charge)
 from referee.rules import house  # noqa: F401  (HR house rules: charge, garrotte, nets, missiles, touch, armour)
+from referee.rules import dac  # noqa: F401  (DAC layered descending AC: deflection uses, Defence tags, visibility)
 from referee.engine import odd_actions as _odd_actions  # noqa: F401, E402  (ODD actions, charge, strays, tactics)
 from referee.rules import conditions  # noqa: F401  (MOD conditions, attack position, segment delays)
 from referee.rules import environment  # noqa: F401  (cover, fog, water, underwater, visibility, drowning, aerial)

@@ -1,7 +1,7 @@
-"""Environment rules: cover and concealment by percentage (MOD-COVER-*), 003's cover (MF-COVER-*), fog
-(MOD-FOG-1), higher ground (MOD-HIGH-*, MF-OTHER-1), water and underwater (MOD-WATER-*, MOD-UW-*,
-MF-UW-*), visibility miss chances (MF-VIS-*), invisible attackers, drowning (MF-DROWN-*) and aerial
-combat (MF-AIR-*).
+"""Environment rules: cover and concealment by percentage (001's cover), 003's cover (003's cover), fog
+(MOD-FOG-1), higher ground (001's heights, MF-OTHER-1), water and underwater (001's water, 001's underwater,
+003's underwater), visibility miss chances (003's visibility), invisible attackers, drowning (003's drowning) and aerial
+combat (003's aerial combat).
 
 The encounter file's `environment:` mapping is read by :func:`parse_environment` (a clear error on a
 bad value), e.g. `{underwater: true}` or `{water_depth: waist, depths: {Kraken: deep}, fog: typical}`.
@@ -31,7 +31,14 @@ from referee.model import Combatant, DamageType, WeaponKind
 from referee.rules import hooks
 from referee.rules.attack import DamagePlan
 from referee.rules.conditions import DELAY_SOURCES
-from referee.rules.context import AttackContext, DefenceLoss, ac_rule, damage_rule, defence_loss_rule, to_hit_rule
+from referee.rules.context import (
+    AttackContext,
+    DefenceLoss,
+    ac_rule,
+    damage_rule,
+    defence_loss_rule,
+    to_hit_rule,
+)
 from referee.rules.ruleset import Ruleset
 from referee.rules.saves import luck_save
 
@@ -48,7 +55,7 @@ class Environment:
     depths: tuple[tuple[str, str], ...] = ()  # per-combatant depth overriding `water_depth`
     fog: str = "none"
     inch_feet: int = 10
-    drowning: bool = True  # MF-DROWN-*: non-aquatic creatures underwater hold their breath
+    drowning: bool = True  # 003's drowning: non-aquatic creatures underwater hold their breath
 
     def depth_of(self, name: str) -> str:
         return dict(self.depths).get(name, self.water_depth)
@@ -93,7 +100,7 @@ def env(state: FightState) -> Environment:
     return parse_environment(state.setup.environment)
 
 
-# --- cover and concealment (MOD-COVER-*, MF-COVER-*) ---------------------------------------------------
+# --- cover and concealment (001's cover, 003's cover) ---------------------------------------------------
 
 MOD_COVER = {"quarter": (2, "MOD-COVER-25"), "half": (4, "MOD-COVER-50"),
              "three_quarters": (7, "MOD-COVER-75"), "ninety": (10, "MOD-COVER-90")}  # fmt: skip
@@ -127,7 +134,7 @@ def concealment_of(ctx: AttackContext) -> str:
 
 @ac_rule
 def cover_and_concealment_ac(ctx: AttackContext) -> Iterator[Modifier]:
-    """GAP-001-COVER values for MOD-COVER-25..90 (cover; concealment to AC only, MOD-COVER-1);
+    """GAP-001-COVER values for MOD-COVER-25 to MOD-COVER-90 (cover; concealment to AC only, MOD-COVER-1);
     MF-COVER-1 / MF-COVER-2: half +2, three-quarters +4."""
     cover = ctx.situation.cover
     variant = ctx.option("cover")
@@ -160,17 +167,21 @@ def unseen_in_fog(ctx: AttackContext) -> Iterator[Modifier]:
 def cover_allowed(ctx: AttackContext) -> None:
     """MF-COVER-3: full cover cannot be attacked directly unless bypassed (flag `bypass_cover`);
     MOD-FOG-1 / MOD-COND-INVIS-1: a target invisible in fog only once detected."""
-    if ctx.situation.cover == "full" and ctx.option("cover") in {"mf_half_three_quarters", "mod_percent"}:
-        if not ctx.situation.has("bypass_cover"):
-            rule = "MF-COVER-3" if ctx.option("cover") == "mf_half_three_quarters" else "MOD-COVER-1"
-            raise IllegalActionError(f"{ctx.defender.name} is fully covered and cannot be attacked directly ({rule})")
-    if full_concealment_is_invisible(ctx) and not (ctx.situation.has("detected") or ctx.situation.has("attacking")):
+    full = ctx.situation.cover == "full" and not ctx.situation.has("bypass_cover")
+    if full and ctx.option("cover") in {"mf_half_three_quarters", "mod_percent"}:
+        rule = "MF-COVER-3" if ctx.option("cover") == "mf_half_three_quarters" else "MOD-COVER-1"
+        raise IllegalActionError(
+            f"{ctx.defender.name} is fully covered and cannot be attacked directly ({rule})"
+        )
+    if full_concealment_is_invisible(ctx) and not (
+        ctx.situation.has("detected") or ctx.situation.has("attacking")
+    ):
         raise IllegalActionError(
             f"{ctx.defender.name} cannot be seen (100% concealment, MOD-FOG-1): attack it once detected (MOD-COND-INVIS-1)"
         )
 
 
-# --- visibility miss chance (MF-VIS-*) and invisible attackers ----------------------------------------
+# --- visibility miss chance (003's visibility) and invisible attackers ----------------------------------------
 
 
 def located(ctx: AttackContext) -> bool:
@@ -221,9 +232,9 @@ def invisible_attacker_advantage(ctx: AttackContext) -> Iterator[hooks.Lean]:
 @defence_loss_rule
 def invisible_attacker_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """ODD-AC-DEX-2 (`invisible_attacker = odd_dex_lost`): unaware of an invisible attacker, no Dex."""
-    if ctx.option("invisible_attacker") == "odd_dex_lost" and ctx.attacker.has("invisible"):
-        if not ctx.situation.has("sees"):
-            yield DefenceLoss("dex", "ODD-AC-DEX-2", "cannot see the invisible attacker")
+    unseen = ctx.attacker.has("invisible") and not ctx.situation.has("sees")
+    if ctx.option("invisible_attacker") == "odd_dex_lost" and unseen:
+        yield DefenceLoss("dex", "ODD-AC-DEX-2", "cannot see the invisible attacker")
 
 
 # --- higher ground (MOD-HIGH-1 / -2, MF-OTHER-1) --------------------------------------------------------
@@ -247,7 +258,7 @@ def higher_ground(ctx: AttackContext) -> Iterator[Modifier]:
         yield Modifier(sign, "MF-OTHER-1", "high ground" if sign > 0 else "low ground")
 
 
-# --- water (MOD-WATER-*) ---------------------------------------------------------------------------------
+# --- water (001's water) ---------------------------------------------------------------------------------
 
 WATER_PENALTY = {"none": 0, "knee": 1, "waist": 1, "chest": 2, "deep": 4}
 SWIMMER_PENALTY = {"none": 0, "knee": 0, "waist": 0, "chest": 1, "deep": 2}
@@ -272,7 +283,7 @@ def in_water(ctx: AttackContext, who: CombatantState) -> tuple[int, str]:
 
 @to_hit_rule
 def water_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
-    """MOD-WATER-1..3 (and -7 for swimmers): the attacker's own depth penalty; MOD-WATER-5: anyone
+    """MOD-WATER-1 to MOD-WATER-3 (MOD-WATER-7 for swimmers): the attacker's own depth penalty; MOD-WATER-5: anyone
     attacking an immersed creature also takes that creature's penalty."""
     own, rule = in_water(ctx, ctx.attacker)
     if own:
@@ -284,7 +295,7 @@ def water_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
 
 @damage_rule
 def water_damage(ctx: AttackContext) -> Iterator[Modifier]:
-    """MOD-WATER-1..3 / -7: the same penalty to damage (MOD-WATER-4: at least 1 point)."""
+    """MOD-WATER-1 to MOD-WATER-3, MOD-WATER-7: the same penalty to damage (MOD-WATER-4: at least 1 point)."""
     own, rule = in_water(ctx, ctx.attacker)
     if own:
         yield Modifier(-own, rule, "fighting in water")
@@ -312,7 +323,7 @@ def minimum_one(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     return replace(plan, minimum=max(plan.minimum, 1))
 
 
-# --- underwater (MOD-UW-*, MF-UW-*) ------------------------------------------------------------------------
+# --- underwater (001's underwater, 003's underwater) ------------------------------------------------------------------------
 
 
 def swimmer_kind(c: Combatant) -> str:
@@ -375,7 +386,9 @@ def underwater_allowed(ctx: AttackContext) -> None:
                 f"{ctx.weapon.name} is a {kind} weapon: only thrusting or natural weapons work underwater (MOD-UW-1)"
             )
     if underwater_mf(ctx) and ctx.is_melee and weapon_kind_underwater(ctx) == "crushing":
-        raise IllegalActionError(f"{ctx.weapon.name} is a bludgeoning weapon: useless in underwater melee (MF-UW-1)")
+        raise IllegalActionError(
+            f"{ctx.weapon.name} is a bludgeoning weapon: useless in underwater melee (MF-UW-1)"
+        )
 
 
 def underwater_disadvantage(ctx: AttackContext) -> Iterator[hooks.Lean]:
@@ -389,9 +402,9 @@ ARROW_DEPTH_FEET = 10
 
 def arrows_spent(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     """MF-UW-2: arrows (propelled missiles) through water do no damage beyond about 10 ft."""
-    if underwater_mf(ctx) and ctx.is_ranged and ctx.weapon.kind is WeaponKind.PROPELLED:
-        if ctx.distance > ARROW_DEPTH_FEET:
-            return replace(plan, none=True, minimum=0)
+    arrow = ctx.is_ranged and ctx.weapon.kind is WeaponKind.PROPELLED
+    if underwater_mf(ctx) and arrow and ctx.distance > ARROW_DEPTH_FEET:
+        return replace(plan, none=True, minimum=0)
     return plan
 
 
@@ -405,16 +418,16 @@ def underwater_move(c: Combatant, ruleset: Ruleset, underwater: bool) -> int:
 def underwater_delay(state: FightState, c: CombatantState) -> list[tuple[str, str, str]]:
     """MOD-UW-3: non-native swimmers underwater act each round only after 1d6 segments."""
     e = env(state)
-    if e.underwater and state.setup.ruleset["underwater"] == "mod_penalties":
-        if swimmer_kind(c.spec) == "non-native":
-            return [("1d6", "MOD-UW-3", "underwater")]
+    mod = state.setup.ruleset["underwater"] == "mod_penalties"
+    if e.underwater and mod and swimmer_kind(c.spec) == "non-native":
+        return [("1d6", "MOD-UW-3", "underwater")]
     return []
 
 
 DELAY_SOURCES.append(underwater_delay)
 
 
-# --- drowning (MF-DROWN-*) ------------------------------------------------------------------------------
+# --- drowning (003's drowning) ------------------------------------------------------------------------------
 
 
 def breath_rounds(con: int, fighting: bool, extra_d4: int) -> int:
@@ -478,7 +491,7 @@ def drowning_save(state: FightState, c: CombatantState, tape: DiceTape) -> list[
 END_OF_ROUND.append(drowning)
 
 
-# --- aerial combat (MF-AIR-*) ------------------------------------------------------------------------------
+# --- aerial combat (003's aerial combat) ------------------------------------------------------------------------------
 
 
 @to_hit_rule
@@ -491,9 +504,9 @@ def aerial_attack(ctx: AttackContext) -> Iterator[Modifier]:
 def aerial_charge(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     """MF-AIR-4 (`aerial_surprise_charge`): a flyer's charge deals double damage to a surprised target
     (the damage dice are doubled: an assumption, modifiers count once)."""
-    if ctx.ruleset.is_on("aerial_surprise_charge") and ctx.charge and ctx.attacker.has("flying"):
-        if ctx.defender.surprised:
-            return replace(plan, dice_multiplier=plan.dice_multiplier * 2)
+    flyer = ctx.charge and ctx.attacker.has("flying") and ctx.defender.surprised
+    if ctx.ruleset.is_on("aerial_surprise_charge") and flyer:
+        return replace(plan, dice_multiplier=plan.dice_multiplier * 2)
     return plan
 
 

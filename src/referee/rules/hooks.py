@@ -27,6 +27,8 @@ AUTOMATIC_RULES: list[Callable[[AttackContext], Verdict | None]] = []
 MISS_CHANCE_RULES: list[Callable[[AttackContext], tuple[int, str] | None]] = []
 EFFECT_RULES: list[Callable[[AttackContext], Iterable[tuple[str, Effect]]]] = []
 DAMAGE_PLAN_RULES: list[Callable[[AttackContext, DamagePlan], DamagePlan]] = []
+# Run after every DAMAGE_PLAN_RULES entry, whatever the import order (HR-HELPLESS-4 drops multipliers).
+FINAL_DAMAGE_PLAN_RULES: list[Callable[[AttackContext, DamagePlan], DamagePlan]] = []
 DEFLECTION_RULES: list[Callable[[AttackContext, ArmourClass], int]] = []
 
 
@@ -105,7 +107,7 @@ def adjust_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
         plan = replace(plan, subdual=ctx.ruleset.is_on("subdual"))
     if ctx.form in {AttackForm.GRAPPLE, AttackForm.TOUCH} or plan.dice.maximum <= 0:
         plan = replace(plan, none=True, minimum=0)
-    for rule in DAMAGE_PLAN_RULES:
+    for rule in [*DAMAGE_PLAN_RULES, *FINAL_DAMAGE_PLAN_RULES]:
         plan = rule(ctx, plan)
     return plan
 

@@ -15,13 +15,13 @@ from typing import Any, ClassVar
 from referee.checks import Check, Compare, Modifier
 from referee.dice import DiceSource, DiceTape, roll
 from referee.engine import resolve as engine
-from referee.engine.actions import Action, Attack, register_action
+from referee.engine.actions import Action, register_action
 from referee.engine.events import Event, EventType, event
 from referee.engine.fight import END_OF_ROUND
 from referee.engine.state import CombatantState, FightState
 from referee.engine.tactics import OVERRIDES
 from referee.errors import IllegalActionError
-from referee.rules import hooks
+from referee.rules import hooks, movement
 from referee.rules.attack import AttackPlan, DamagePlan, Effect, plan_attack
 from referee.rules.context import AttackContext, AttackForm, DefenceLoss, defence_loss_rule, to_hit_rule
 from referee.rules.criticals import free_attack_events, in_melee, pick_one, scratch_state
@@ -87,9 +87,10 @@ def half_move_attack(ctx: AttackContext) -> None:
         return
     me = ctx.attacker
     moved = moved_feet(me)
-    if moved > me.spec.move // 2:
+    rate = movement.allowance(me)
+    if moved > movement.half_move(rate):
         raise IllegalActionError(
-            f"{me.name} moved {moved} ft, more than half its {me.spec.move} ft: no attack this round (HR-MOVE-1)"
+            f"{me.name} moved {moved} ft, more than half its {rate} ft: no attack this round (HR-MOVE-1)"
         )
     attacked = any(me.name in c.attackers_this_round for c in ctx.state.combatants.values())
     if moved and attacked:
@@ -104,21 +105,8 @@ def attacks_allowed(ruleset: Ruleset, c: CombatantState, attacks: int) -> int:
 
 
 # --- HR-CAST-MOVE ------------------------------------------------------------------------------------------
-
-
-def check_move_and_cast(ruleset: Ruleset, c: CombatantState, moved: int, casting_rounds: int = 1) -> None:
-    """Option `move_and_cast`: ODD-ACT-CAST-3 forbids any movement when casting; HR-CAST-MOVE allows up to
-    half the movement rate with a spell whose casting time is one round."""
-    if moved <= 0:
-        return
-    if ruleset["move_and_cast"] != "half_move_single_round_spell":
-        raise IllegalActionError(f"{c.name} may not move in a round it casts (ODD-ACT-CAST-3)")
-    if casting_rounds > 1:
-        raise IllegalActionError(f"{c.name} may move only with a one-round spell (HR-CAST-MOVE)")
-    if moved > c.spec.move // 2:
-        raise IllegalActionError(
-            f"{c.name} moved {moved} ft; casting allows at most half of {c.spec.move} ft (HR-CAST-MOVE)"
-        )
+# Casting on the move (option `move_and_cast`) is enforced where spells are cast: the CastSpell action of
+# referee.engine.odd_actions (ODD-ACT-CAST-3 / HR-CAST-MOVE), so the rule lives in one place.
 
 
 # --- HR-CHARGE-1..5 -------------------------------------------------------------------------------------
@@ -346,8 +334,9 @@ def net_effects(ctx: AttackContext) -> Iterator[tuple[str, Effect]]:
 
 
 def can_move(c: CombatantState) -> bool:
-    """HR-NET-2: a netted creature cannot move; a garrotter holds its place (HR-GARROTE-5)."""
-    return not (c.has("netted") or c.has("garrotting"))
+    """HR-NET-2: a netted creature cannot move (with every other immobile condition of ODD-MOVE-7);
+    a garrotter holds its place (HR-GARROTE-5)."""
+    return not (movement.is_restrained(c) or c.has("garrotting"))
 
 
 # --- Escape and re-set: the Strength-check actions -----------------------------------------------------------
@@ -554,12 +543,12 @@ def touch_lost(state: FightState, action: Action, events: list[Event]) -> list[E
     me = state.combatants.get(action.actor)
     if me is None or not me.has("charged_touch") or action.kind == "wait":
         return []
-    if isinstance(action, Attack) and action.form is AttackForm.TOUCH:
-        return []
+    if getattr(action, "form", None) is AttackForm.TOUCH:
+        return []  # another try to touch (an attack, or a half move and attack)
     moved = sum(
         int(e.data.get("moved", 0) or 0) for e in events if e.type is EventType.ACTION and e.actor == me.name
     )
-    if action.kind in {"move", "withdraw"} and moved <= me.spec.move // 2:
+    if action.kind in {"move", "withdraw"} and moved <= movement.half_move(movement.allowance(me)):
         return []
     return [condition_event(state.round, me.name, "charged_touch", added=False, rule="HR-TOUCH-3",
                             text=f"{me.name} acts otherwise: the charged touch spell is lost")]  # fmt: skip
@@ -645,15 +634,16 @@ def resolve_withdraw(state: FightState, action: Withdraw, dice: DiceSource) -> l
     per opponent per round, without using its action (rear modifiers if the mover turns its back).
     HR-WITHDRAW-3: no attack that round, before or after."""
     me = state[action.actor]
-    if action.feet < 0 or action.feet > 4 * me.spec.move:
-        raise IllegalActionError(
-            f"{me.name} can move 0 to {4 * me.spec.move} ft (ODD-MOVE-2), not {action.feet}"
-        )
+    if not isinstance(action.feet, int) or isinstance(action.feet, bool):
+        raise IllegalActionError(f"withdraw: feet must be a whole number, not {action.feet!r}")
     if not can_move(me):
-        raise IllegalActionError(f"{me.name} cannot move (HR-NET-2, HR-GARROTE-5)")
+        raise IllegalActionError(f"{me.name} cannot move (HR-NET-2, HR-GARROTE-5, ODD-MOVE-7)")
+    rate, most = movement.allowance(me), movement.allowance(me, "run")
+    if action.feet < 0 or action.feet > most:
+        raise IllegalActionError(f"{me.name} can move 0 to {most} ft (ODD-MOVE-2), not {action.feet}")
     if any(me.name in c.attackers_this_round for c in state.combatants.values()):
         raise IllegalActionError(f"{me.name} attacked this round and cannot also withdraw (HR-WITHDRAW-3)")
-    fighting = action.feet <= me.spec.move // 2
+    fighting = action.feet <= movement.half_move(rate)
     rule = "HR-WITHDRAW-1" if fighting else "HR-WITHDRAW-2"
     r = state.round
     data: dict[str, Any] = {"kind": "withdraw", "moved": action.feet, "fighting_withdrawal": fighting}
@@ -715,7 +705,8 @@ hooks.ALLOW_RULES.extend(
     ]
 )
 hooks.AUTOMATIC_RULES.append(helpless_auto_hit)
-hooks.DAMAGE_PLAN_RULES.extend([set_weapon_double, helpless_damage])
+hooks.DAMAGE_PLAN_RULES.append(set_weapon_double)
+hooks.FINAL_DAMAGE_PLAN_RULES.append(helpless_damage)  # after backstab and every other multiplier
 hooks.EFFECT_RULES.extend([net_effects, firing_effects])
 engine.AFTER_ATTACK.extend(
     [garrotte_after_attack, second_roll_events, touch_after_attack, armour_after_critical]
@@ -730,6 +721,5 @@ __all__ = [
     "armour_recovery",
     "attacks_allowed",
     "can_move",
-    "check_move_and_cast",
     "rest_events",
 ]

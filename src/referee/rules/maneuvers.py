@@ -1,5 +1,5 @@
-"""ODD special unarmed attacks: grapple, pummel, overbear, touch (ODD-UNARMED-1/2, ODD-GRAP-*,
-ODD-PUMMEL-*, ODD-OVERB-*, ODD-TOUCH-1).
+"""ODD special unarmed attacks: grapple, pummel, overbear, touch (ODD-UNARMED-1/2, ODD-GRAP-1..4,
+ODD-PUMMEL-1/2, ODD-OVERB-1..5, ODD-TOUCH-1).
 
 The armour classes (grapple 15 + Str + Dex ± size, overbear 15 + Str ± size, touch 10 + Dex + magic)
 are built in :mod:`referee.rules.armour_class`; the 1d2 subdual damage and the optional basic to-hit

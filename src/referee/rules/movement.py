@@ -1,4 +1,4 @@
-"""Time, movement and charging in the ODD round (ODD-ROUND-2, ODD-MOVE-*, ODD-ACT-ATK, ODD-CHARGE-*).
+"""Time, movement and charging in the ODD round (ODD-ROUND-2, ODD-MOVE-1..7, ODD-ACT-ATK, ODD-CHARGE-1..5).
 
 Movement numbers are pure functions of feet; fractions are dropped everywhere (ODD-MOVE-3). Positions
 are squares of a 5-ft grid (ODD-MOVE-4); the distance between two squares counts a diagonal step as
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
 from referee.rules import hooks
-from referee.rules.attack import Effect
+from referee.rules.attack import Effect, range_band
 from referee.rules.context import AttackContext, AttackForm, ac_rule, damage_rule
 
 if TYPE_CHECKING:
@@ -214,8 +214,20 @@ def melee_needs_reach(ctx: AttackContext) -> None:
         )
 
 
+def missile_in_range(ctx: AttackContext) -> None:
+    """ODD-RANGED-3: beyond three range increments (long range) no missile attack is possible."""
+    if not ctx.is_ranged or not ctx.weapon.range:
+        return
+    if range_band(ctx.weapon.range, ctx.distance) is None:
+        raise IllegalActionError(
+            f"{ctx.defender.name} is {ctx.distance} ft away, beyond the long range of {ctx.attacker.name}'s "
+            f"{ctx.weapon.name} ({3 * ctx.weapon.range} ft, ODD-RANGED-3)"
+        )
+
+
 hooks.register(hooks.ALLOW_RULES, charge_allowed)
 hooks.register(hooks.ALLOW_RULES, melee_needs_reach)
+hooks.register(hooks.ALLOW_RULES, missile_in_range)
 
 
 def charge_effects(ctx: AttackContext) -> Iterator[tuple[str, Effect]]:

@@ -89,7 +89,9 @@ def save_modifiers(
     return mods
 
 
-def class_save(saver: CombatantState, ruleset: Ruleset, how: SaveCircumstances = SaveCircumstances()) -> Check:
+def class_save(
+    saver: CombatantState, ruleset: Ruleset, how: SaveCircumstances = SaveCircumstances()
+) -> Check:
     """GAP-SAVES: d20 + modifiers >= the table's number for the saver's level (hit dice for monsters)."""
     level = saver.spec.crit_level
     return Check(

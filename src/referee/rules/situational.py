@@ -1,4 +1,5 @@
-"""ODD situational modifiers (ODD-SIT-*), cover (ODD-COVER-*) and referee rulings (ODD-SIT-1/2).
+"""ODD situational modifiers (the list of ODD-SIT-3, ODD-SIT-4), cover (ODD-COVER-25..100) and referee
+rulings (ODD-SIT-1, ODD-SIT-2).
 
 Each contributor applies only when the ruleset option it belongs to has the ODD variant; the other
 variants live in other modules. The listed modifiers are cumulative (ODD-SIT-3): every one that fits

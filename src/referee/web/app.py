@@ -252,21 +252,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         given = [x for x in (body.data, body.text, body.example) if x is not None]
         if len(given) != 1:
             raise problems.BadRequest("give exactly one of data, text or example")
+        base_dir = None
         if body.example is not None:
-            data = read_example(body.example)
+            data, base_dir = read_example(body.example), examples
         elif body.text is not None:
             data = tracker.encounter_data_from_bytes(body.text.encode("utf-8"), "pasted encounter")
         else:
             assert body.data is not None
             data = body.data
-        name, setup = tracker.frozen_setup(data, "encounter")
+        name, setup = tracker.frozen_setup(data, body.example or "encounter", base_dir)
         return store.create(body.name or name, setup)
 
     def read_example(name: str) -> dict[str, Any]:
-        if name not in tracker.list_examples(examples):
+        # only a name listed in the folder: never a path a request made up
+        if examples is None or name not in {p.name for p in examples.iterdir() if p.is_file()}:
             known = ", ".join(tracker.list_examples(examples)) or "none (no examples folder)"
             raise NotFound(f"no example {name!r}; examples: {known}")
-        assert examples is not None
         return tracker.encounter_data_from_bytes((examples / name).read_bytes(), name)
 
     # --- pages ----------------------------------------------------------------------------------------
@@ -371,6 +372,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The whole fight as the referee sees it (the twin of the page `/e/{id}`)."""
         return fight_state(row)
 
+    @app.get("/api/encounters/{eid}/version", tags=["fight"])
+    def api_version(row: Encounter) -> dict[str, int]:
+        """A cheap poll: `version` (the number of events) and `revision` (moves on every change)."""
+        return {"version": row.version, "revision": row.revision}
+
     @app.patch("/api/encounters/{eid}", tags=["encounters"])
     def api_rename(request: Request, row: Encounter, body: RenameBody) -> dict[str, Any]:
         return summary(request, store.rename(row.id, body.name))
@@ -446,7 +452,18 @@ def _looks_like_export(raw: bytes) -> bool:
 
 def _meta(state: dict[str, Any]) -> dict[str, Any]:
     """What the page's script needs: ids, version and the engine's action kinds and forms."""
-    keys = ("id", "version", "needs", "current", "action_kinds", "forms", "cover", "concealment", "sides")
+    keys = (
+        "id",
+        "version",
+        "revision",
+        "needs",
+        "current",
+        "action_kinds",
+        "forms",
+        "cover",
+        "concealment",
+        "sides",
+    )
     meta = {k: state[k] for k in keys}
     wanted = ("name", "side", "weapons", "status")
     meta["combatants"] = [{k: c[k] for k in wanted} for c in state["combatants"]]

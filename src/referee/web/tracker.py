@@ -78,8 +78,9 @@ class TypedDice(ScriptedDice):
             )
 
 
-def load_setup(data: dict[str, Any], where: str = "encounter") -> Setup:
-    return setup_from_data(data, where)
+def load_setup(data: dict[str, Any], where: str = "encounter", base_dir: Path | None = None) -> Setup:
+    """`base_dir` only for trusted files (the examples folder): it lets a file name a house-rules file."""
+    return setup_from_data(data, where, base_dir=base_dir)
 
 
 def load_fight(store: Store, row: EncounterRow) -> Fight:
@@ -95,9 +96,12 @@ def encounter_data_from_bytes(raw: bytes, where: str) -> dict[str, Any]:
     return data
 
 
-def frozen_setup(data: dict[str, Any], where: str) -> tuple[str, dict[str, Any]]:
-    """Validate encounter data; return its name and the data with the ruleset frozen in."""
-    setup = load_setup(data, where)
+def frozen_setup(
+    data: dict[str, Any], where: str, base_dir: Path | None = None
+) -> tuple[str, dict[str, Any]]:
+    """Validate encounter data; return its name and the data with the ruleset frozen in (preset + options),
+    so the stored setup never depends on a house-rules file again."""
+    setup = load_setup(data, where, base_dir)
     return setup.name, setup.to_dict()
 
 
@@ -128,6 +132,9 @@ def take_step(
         fight = Fight(load_setup(new_setup, row.name), [s.event for s in store.events(row.id)])
     else:
         fight = load_fight(store, row)
+    # the log may have moved on since `row` was read (another tab): a stale step is a conflict (409),
+    # not an illegal action computed on a newer fight
+    check_version(version, len(fight.events))
     if step == "begin":
         events = fight.begin(source)
     elif step == "round":
@@ -278,6 +285,17 @@ def find_examples(configured: str | Path | None = None) -> Path | None:
 
 
 def list_examples(folder: Path | None) -> list[str]:
+    """The encounter files of the examples folder (files with `sides`; house-rules files are left out)."""
     if folder is None:
         return []
-    return sorted(p.name for p in folder.iterdir() if p.suffix in {".yaml", ".yml", ".json"} and p.is_file())
+    names = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix not in {".yaml", ".yml", ".json"} or not path.is_file():
+            continue
+        try:
+            data = parse_yaml_bytes(path.read_bytes(), path.name)
+        except (EncounterFileError, OSError):
+            continue
+        if isinstance(data, dict) and "sides" in data:
+            names.append(path.name)
+    return names

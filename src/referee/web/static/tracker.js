@@ -113,10 +113,11 @@
     const o = result.odds || {};
     const parts = [];
     if (o.hit !== undefined) parts.push("hit " + percent(o.hit));
-    if (o.needed !== undefined && o.needed !== null) parts.push("needs " + o.needed);
+    if (o.needed !== undefined && o.needed !== null) parts.push("needs " + o.needed + "+ on the die");
     if (o.crit) parts.push("critical " + percent(o.crit));
-    if (o.damage && typeof o.damage === "object") {
-      const values = Object.keys(o.damage).map(Number);
+    const damage = o.damage_on_hit || o.damage;
+    if (damage && typeof damage === "object") {
+      const values = Object.keys(damage).map(Number);
       if (values.length) parts.push("damage " + Math.min(...values) + "–" + Math.max(...values));
     }
     if (o.expected_damage !== undefined) parts.push("expected " + Number(o.expected_damage).toFixed(2));
@@ -160,6 +161,22 @@
     if (enemy) $("target").value = enemy.name;
     refreshOdds();
   }
+
+  // --- another tab (or a bot) changed the fight: say so, so nobody acts on a stale page ----------------
+  async function watch() {
+    try {
+      const response = await fetch(api + "/version", { headers: { "Accept": "application/json" } });
+      if (response.ok) {
+        const now = await response.json();
+        if (now.revision !== meta.revision) {
+          showMessage("The fight changed in another tab (version " + now.version + "): reload the page.");
+          return;
+        }
+      }
+    } catch (e) { /* the server may be restarting: try again */ }
+    setTimeout(watch, 3000);
+  }
+  setTimeout(watch, 3000);
 
   // --- buttons --------------------------------------------------------------------------------------
   on("begin", () => {

@@ -1,0 +1,78 @@
+"""`referee balance MONSTER_FILE`: fighters per level for a fair fight, and equivalent hit dice."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from referee.commands.balance import Balancer, harmonic_mean, parse_levels, standard_fighter
+
+GOBLIN = {"name": "Goblin", "hit_dice": "1d6", "ac": 12, "weapons": [{"name": "scimitar", "damage": "1d6"}]}
+OGRE = {"name": "Ogre", "hit_dice": "4+1", "ac": 15, "size": "large", "weapons": [{"name": "club", "damage": "1d10"}]}
+
+
+def referee(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from referee.cli import main; main()", *args],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def write(tmp_path: Path, data: object) -> str:
+    path = tmp_path / "monster.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def test_standard_fighter() -> None:
+    # rule: ODD-HD-1 (d10 class die, average hit points), GAP-CLASS-BTH (level - 1, filled in by the loader)
+    setup = Balancer([GOBLIN], {}, None, 100, 0, 1).setup(5, 2)
+    fighter = setup.combatants[0]
+    assert fighter.attack_bonus == 4 and fighter.hp == 28 and fighter.armour and fighter.armour.name == "chain mail"
+    assert [w.name for w in fighter.weapons] == ["long sword"] and len(setup.combatants) == 3
+    assert standard_fighter(1, 1)["hp"] == 6
+
+
+def test_an_ogre_needs_more_fighters_at_low_level(tmp_path: Path) -> None:
+    out = referee("balance", write(tmp_path, OGRE), "--levels", "1-3", "--fights", "1500", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    levels = {row["level"]: row for row in data["levels"]}
+    assert levels[1]["fighters"] >= levels[3]["fighters"] >= 1
+    assert 0.25 < levels[2]["monster_win_rate"] < 0.75
+    assert 2 < data["equivalent_hit_dice"] < 7  # a 4+1 HD ogre is worth a handful of fighter levels
+    assert all(row["path"] == "vectorised" for row in data["levels"])
+
+
+def test_text_output(tmp_path: Path) -> None:
+    out = referee("balance", write(tmp_path, {"monsters": [GOBLIN, GOBLIN | {"name": "Goblin boss"}]}),
+                  "--levels", "1,2", "--fights", "500")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "equivalent hit dice" in out.stdout and "Goblin" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--levels", "3-1"], "levels"), (["--levels", "x"], "levels"), (["--fights", "1"], "--fights"),
+     (["--ruleset", "nonsense"], "nonsense")],
+)  # fmt: skip
+def test_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    out = referee("balance", write(tmp_path, GOBLIN), *args)
+    assert out.returncode == 2 and out.stderr.startswith("error: ") and message in out.stderr
+    assert out.stderr.count("\n") == 1
+
+
+def test_bad_monster_file(tmp_path: Path) -> None:
+    out = referee("balance", write(tmp_path, ["not a monster"]))
+    assert out.returncode == 2 and out.stderr.startswith("error: ")
+
+
+def test_helpers() -> None:
+    assert parse_levels("1-3,5") == [1, 2, 3, 5]
+    assert harmonic_mean([2.0, 6.0]) == pytest.approx(3.0)
+    assert harmonic_mean([]) is None
