@@ -1,4 +1,7 @@
-"""Run every benchmarks/bench_*.py in turn (`make bench`); exit non-zero if one fails."""
+"""Run every benchmarks/bench_*.py in turn (`make bench`); exit non-zero if one fails.
+
+Each script runs with its own defaults (no arguments are passed on).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ def main() -> int:
     failed = []
     for script in sorted(HERE.glob("bench_*.py")):
         print(f"== {script.name}", flush=True)
-        if subprocess.run([sys.executable, str(script), *sys.argv[1:]], check=False).returncode != 0:
+        if subprocess.run([sys.executable, str(script)], check=False).returncode != 0:
             failed.append(script.name)
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)

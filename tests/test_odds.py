@@ -15,7 +15,7 @@ from referee import odds
 from referee.checks import Keep
 from referee.dice import ScriptedDice, roll
 from referee.engine import tactics
-from referee.engine.actions import Attack
+from referee.engine.actions import Attack, Wait
 from referee.engine.events import EventType
 from referee.engine.fight import Fight
 from referee.engine.resolve import resolve
@@ -401,3 +401,9 @@ def test_a_sixty_hit_point_duel_sums_to_one() -> None:
     assert sum(result.rounds.values()) == pytest.approx(1, abs=1e-12)
     assert result.wins["A"] == pytest.approx(result.wins["B"], abs=1e-12)  # a mirror match
     assert result.states == 61 * 61
+
+
+def test_only_attacks_have_odds() -> None:
+    # rule: ODD-ACT-FREE-1: waiting rolls nothing, so it has no odds (the tracker shows none)
+    state = odds.opening_state(make_setup(duel_data()))
+    assert odds.action_odds(state, Wait("Hero")) is None

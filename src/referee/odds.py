@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, TypeVar
+from types import MappingProxyType
+from typing import Any, TypeVar, overload
 
 import icepool
 import numpy as np
@@ -29,7 +30,7 @@ import numpy.typing as npt
 from referee.checks import Check, Keep
 from referee.dice import DiceGroup, DiceSource, parse_dice
 from referee.engine import resolve as engine
-from referee.engine.actions import Attack
+from referee.engine.actions import Action, Attack
 from referee.engine.events import EventType, event
 from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
@@ -315,11 +316,22 @@ def drop_statuses(
     return out
 
 
-def action_odds(state: FightState, action: Attack) -> ActionOdds:
-    """Exact odds of a declared attack in the fight as it stands (the web tracker asks before each action).
+@overload
+def action_odds(state: FightState, action: Attack) -> ActionOdds: ...
+
+
+@overload
+def action_odds(state: FightState, action: Action) -> ActionOdds | None: ...
+
+
+def action_odds(state: FightState, action: Action) -> ActionOdds | None:
+    """Exact odds of a declared attack in the fight as it stands (the web tracker asks before each action);
+    None for an action that is not an attack.
 
     Raises IllegalActionError, like the engine, if the attack cannot be made.
     """
+    if not isinstance(action, Attack):
+        return None
     _ctx, plan = engine.plan_declared_attack(state, action)
     return plan_odds(plan, state[plan.defender], state.setup.ruleset)
 
@@ -340,16 +352,26 @@ def starting_hit_points(setup: Setup, name: str) -> dict[int, Fraction]:
 
 
 def opening_state(setup: Setup, hp: Mapping[str, int] | None = None) -> FightState:
-    """The state at the start of round 1 with the given (or the highest possible) hit points."""
-    state = FightState.initial(setup)
+    """The state at the start of round 1 with the given (or the highest possible) hit points.
+
+    The engine's own set-up event is used (its starting conditions and all), with the hit points set.
+    """
+    from referee.engine.fight import Fight
+
     chosen = dict(hp or {})
     for c in setup.combatants:
         if c.name not in chosen:
             chosen[c.name] = max(starting_hit_points(setup, c.name))
-    conditions = {c.name: list(c.conditions) for c in setup.combatants if c.conditions}
-    state.apply(event(EventType.SETUP, 0, data={"hp": chosen, "conditions": conditions}))
+    first = Fight(replace(setup, surprise=None)).begin(_Ones())[0]
+    state = FightState.initial(setup)
+    state.apply(replace(first, data=MappingProxyType({**first.data, "hp": chosen})))
     state.apply(event(EventType.ROUND_START, 1, data={"order": [[c.name for c in setup.combatants]]}))
     return state
+
+
+class _Ones:
+    def roll(self, sides: int, purpose: str) -> int:
+        return 1
 
 
 def encounter_action_odds(setup: Setup, action: Attack) -> ActionOdds:

@@ -213,6 +213,7 @@ class Compiled:
     max_rounds: int
     exact: bool
     may_wait: bool  # some combatant cannot attack some enemy (the tactics wait)
+    side_rows: tuple[tuple[int, int], ...]  # each side's combatants are rows lo..hi-1 (file order)
     first_round: IntArray | None = None  # (pattern code, 2, C): round-1 order with first strike
 
     @property
@@ -399,10 +400,22 @@ def compile_setup(setup: Setup) -> Compiled:
         status_base=_offsets([s.size for s in status_codes]) - np.array([low for low, _ in status], dtype=np.int64),
         may_wait=bool((plan_index[enemy] < 0).any()),
         first_round=_first_round_orders(setup, group),
+        side_rows=_side_rows(side_of),
         status_names=tuple(names_of_status),
         max_rounds=setup.max_rounds,
         exact=all(t.exact for t in hp_tables + dmg),
     )
+
+
+def _side_rows(side_of: IntArray) -> tuple[tuple[int, int], ...]:
+    """Row ranges per side; the file lists each side's combatants together (files.setup_from_data)."""
+    rows = []
+    for s in range(int(side_of.max()) + 1):
+        where = np.flatnonzero(side_of == s)
+        if where.size == 0 or where[-1] - where[0] + 1 != where.size:
+            raise Unsupported("a side's combatants are not listed together")
+        rows.append((int(where[0]), int(where[-1]) + 1))
+    return tuple(rows)
 
 
 def _offsets(sizes: list[int]) -> IntArray:
@@ -496,6 +509,8 @@ class _Fights:
 
     hp: npt.NDArray[np.int32]
     code: npt.NDArray[np.int8]  # status code; 0 = active
+    # the tactics' sort key (engine/tactics.py): hit points << 8 | file index while active, else NOBODY
+    keyed: npt.NDArray[np.int64]
 
     @property
     def size(self) -> int:
@@ -504,6 +519,10 @@ class _Fights:
     def keep(self, mask: npt.NDArray[np.bool_]) -> None:
         self.hp = np.ascontiguousarray(self.hp[:, mask])
         self.code = np.ascontiguousarray(self.code[:, mask])
+        self.keyed = np.ascontiguousarray(self.keyed[:, mask])
+
+
+NOBODY = np.int64(1) << 62  # no living enemy
 
 
 def simulate_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally:
@@ -512,7 +531,8 @@ def simulate_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally:
     hp = np.empty((count, n), dtype=np.int32)
     for j in range(count):
         hp[j] = _sample(c.hp_values, c.hp_off, c.hp_size, j, rng.random(n))
-    fights = _Fights(hp, np.zeros((count, n), dtype=np.int8))
+    keyed = (hp.astype(np.int64) << 8) | np.arange(count, dtype=np.int64)[:, None]
+    fights = _Fights(hp, np.zeros((count, n), dtype=np.int8), keyed)
     tally = Tally.empty(len(c.sides), count, c.max_rounds)
     tally.fights = n
     round_no = 0
@@ -541,17 +561,17 @@ def _play_round(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no
     rows = np.arange(m, dtype=np.int32)
     k_top = c.plan_index.shape[2] - 1
     flat_plans = c.plan_index.reshape(-1)
-    big = np.iinfo(np.int32).max
+    flat_keyed = fights.keyed.reshape(-1)
     for p in range(count):
         a = actor_at[p]
         at = a * m + rows
         # ODD-INIT-3: whoever stood when its slot began still acts, even if struck down in the slot
         acts = (flat_code[at] == 0) | (downed[at] >= slot_first[p])
-        target, weakest = _weakest_enemy(c, a, hp, code, big)
-        f = np.flatnonzero(acts & (weakest < big))
+        weakest = _weakest_enemy(c, fights.keyed).reshape(-1)[c.side_of[a] * m + rows]
+        f = np.flatnonzero(acts & (weakest < NOBODY))
         if not f.size:
             continue
-        af, tf = a[f], target[f]
+        af, tf = a[f], (weakest[f] & 255).astype(np.int64)
         tt = tf * m + f
         pair = af * count + tf
         if k_top:  # the plan depends on how many attacked the target before (ODD-AC-SHIELD)
@@ -566,21 +586,22 @@ def _play_round(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no
         flat_hp[tt] = left
         status = c.status_values[c.status_base[tf] + left]
         flat_code[tt] = status
+        flat_keyed[tt] = np.where(status == 0, (left.astype(np.int64) << 8) | tf, NOBODY)
         downed[tt[status != 0]] = p
 
 
-def _weakest_enemy(
-    c: Compiled, actor: IntArray, hp: npt.NDArray[np.int32], code: npt.NDArray[np.int8], big: int
-) -> tuple[IntArray, IntArray]:
-    """engine/tactics.py: the living enemy with the fewest hit points, ties to the first in the file."""
-    m = actor.size
-    best = np.zeros(m, dtype=np.int32)
-    best_hp = np.full(m, big, dtype=np.int32)
-    for j in range(c.count):
-        ok = c.enemy_of[j][actor] & (code[j] == 0) & (hp[j] < best_hp)
-        best = np.where(ok, j, best)
-        best_hp = np.where(ok, hp[j], best_hp)
-    return best, best_hp
+def _weakest_enemy(c: Compiled, keyed: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """engine/tactics.py: for each side (S, m), the key of the living enemy with the fewest hit points,
+    ties to the first in the file (the smallest hit points << 8 | index), or NOBODY."""
+    side_best = [keyed[lo:hi].min(axis=0) for lo, hi in c.side_rows]
+    if len(side_best) == 2:
+        return np.stack([side_best[1], side_best[0]])
+    out = np.full((len(side_best), keyed.shape[1]), NOBODY, dtype=np.int64)
+    for s in range(len(side_best)):
+        for other, best in enumerate(side_best):
+            if other != s:
+                np.minimum(out[s], best, out=out[s])
+    return out
 
 
 def _initiative(

@@ -553,3 +553,41 @@ def test_every_target_is_defending() -> None:
     ac = ac_now(fight, "Lucas", flags={"unaware"})
     assert (ac.value, ac.kind, ac.deflection_uses) == (5, "flatfooted", 0)
     assert ac_now(fight, "Lucas").value == 3
+
+
+def test_layered_touch_ac_under_ascending_armour_class() -> None:
+    # rule: DAC-AC-TOUCH with touch_ac = dac_layered in an ascending game: Lucas's touch DAC 6 is AAC 14
+    from referee.files import read_yaml, setup_from_data
+
+    data = read_yaml(EXAMPLES / "lucas_and_krieger.yaml")
+    data.update(ruleset="odd", options={"touch_ac": "dac_layered"})
+    fight = Fight(setup_from_data(data, "lucas and krieger"))
+    fight.begin(ScriptedDice([3, 2, 5, 2, 8, 8]))
+    touch = armour_class(
+        attack_context(fight.state, Attack("Krieger", target="Lucas", form=AttackForm.TOUCH))
+    )
+    assert (touch.value, touch.convention, touch.kind) == (14, "ascending", "touch")
+
+
+def test_armour_given_in_either_convention() -> None:
+    # rule: DAC-EQ-1 with RULES.md 1.3: `ac: 3` (descending) or `ac_bonus: 7` (ascending) name the same armour
+    by_dac = {"name": "Plain", "hp": 5, "armour": {"name": "dragon hide", "ac": 3}}
+    by_aac = {"name": "Plain", "hp": 5, "armour": {"name": "dragon hide", "ac_bonus": 7}}
+    assert total(by_dac) == total(by_aac) == 3
+    fight = fight_of(by_dac, ruleset="odd")
+    assert ac_now(fight, "Plain").value == 17
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("defences", [{"value": 0, "against": "giant"}], "greater than or equal to 1"),
+        ("defences", ["Defence IV Giants"], "not a Defence tag"),
+        ("off_hand_shield", "buckler of doom", "unknown shield"),
+        ("armour_layers", ["mithral shirt"], "unknown armour"),
+    ],
+)
+def test_bad_descending_fields_are_one_line_errors(field: str, value: Any, message: str) -> None:
+    with pytest.raises(EncounterFileError, match=message) as err:
+        setup_of({"name": "Hero", "hp": 9, field: value})
+    assert "\n" not in str(err.value)
