@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -22,6 +23,7 @@ from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.files import Setup
 from referee.rules import hooks
+from referee.rules.context import AttackForm
 
 T = TypeVar("T")
 
@@ -407,3 +409,30 @@ def test_only_attacks_have_odds() -> None:
     # rule: ODD-ACT-FREE-1: waiting rolls nothing, so it has no odds (the tracker shows none)
     state = odds.opening_state(make_setup(duel_data()))
     assert odds.action_odds(state, Wait("Hero")) is None
+
+
+def test_pummels_deal_subdual_damage_that_knocks_out() -> None:
+    # rule: ODD-PUMMEL-2, GAP-SUBDUAL: 1d2 subdual (+ Str); subdual at or above the hit points knocks out
+    data = duel_data(subdual="on")
+    state = odds.opening_state(make_setup(data), {"Hero": 9, "Orc": 3})
+    result = assert_matches_engine(state, Attack("Hero", target="Orc", form=AttackForm.PUMMEL))
+    assert result.subdual
+    assert result.damage_on_hit == {2: Fraction(1, 2), 3: Fraction(1, 2)}  # 1d2 +1 Str
+    assert result.drop_status == {"unconscious": result.hit / 2}
+
+
+def test_knock_out_attempts_leave_the_target_unconscious() -> None:
+    # rule: MF-KO-1: -2 to hit; a blow that brings the target to 0 leaves it unconscious at 0
+    state = odds.opening_state(make_setup(duel_data(knockout="on")), {"Hero": 9, "Orc": 3})
+    result = assert_matches_engine(state, Attack("Hero", target="Orc", knockout=True))
+    assert result.needed == 14
+    assert set(result.drop_status) == {"unconscious"}
+
+
+@pytest.mark.parametrize("change", [{"maximise": True}, {"dice_multiplier": 2}, {"minimum": 4}])
+def test_damage_plan_changes_reach_the_odds(monkeypatch: pytest.MonkeyPatch, change: dict[str, Any]) -> None:
+    # rule: HR-HELPLESS-2 (maximised dice), MOD-BSTAB-2 (dice multiplied), GAP-MIN-DAMAGE (a minimum),
+    # with GAP-CRIT-002 (a confirmed critical doubles the dice again)
+    monkeypatch.setattr(hooks, "DAMAGE_PLAN_RULES", [lambda ctx, plan: replace(plan, **change)])
+    setup = make_setup(duel_data(critical_hits="confirm_16_20"))
+    assert_matches_engine(odds.opening_state(setup), Attack("Hero", target="Orc"))

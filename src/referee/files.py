@@ -21,6 +21,7 @@ from referee.model import (
     ArmourSpec,
     Combatant,
     CombatantSpec,
+    DefenceSpec,
     EncounterSpec,
     ShieldSpec,
     SurpriseSpec,
@@ -292,9 +293,7 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
     weapons = tuple(resolve_weapon(w, f"{where}.weapons.{i}") for i, w in enumerate(spec.weapons))
     armour = _resolve_armour(spec.armour, f"{where}.armour")
     shield = _resolve_shield(spec.shield, f"{where}.shield")
-    layers = tuple(
-        _resolve_armour(a, f"{where}.armour_layers.{i}") for i, a in enumerate(spec.armour_layers)
-    )
+    layers = tuple(_resolve_armour(a, f"{where}.armour_layers.{i}") for i, a in enumerate(spec.armour_layers))
     off_hand = _resolve_shield(spec.off_hand_shield, f"{where}.off_hand_shield")
     kinds = [spec.creature_type] if isinstance(spec.creature_type, str) else (spec.creature_type or [])
     is_monster = spec.is_monster
@@ -334,7 +333,7 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
             natural_armour=spec.natural_armour,
             armour_layers=tuple(a for a in layers if a is not None),
             off_hand_shield=off_hand,
-            defences=tuple(spec.defences),
+            defences=tuple(DefenceSpec.model_validate(d) if isinstance(d, str) else d for d in spec.defences),
             creature_types=tuple(k.strip().lower() for k in kinds if k.strip()),
             protection=tuple(spec.protection),
             proficiencies=tuple(spec.proficiencies),

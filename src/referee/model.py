@@ -231,8 +231,8 @@ class CombatantSpec(Spec):
     ac: Annotated[int, Field(ge=-30, le=60)] | None = None  # explicit AC in the ruleset's convention
     natural_armour: Annotated[int, Field(ge=-30, le=10)] | None = None  # DAC-NAT-1
     armour_layers: list[str | ArmourSpec] = []  # suits worn with `armour`; only the best counts (DAC-EQ-4)
-    off_hand_shield: str | ShieldSpec | None = None  # a second shield: both only when circumstances allow (DAC-DEFL-5)
-    defences: list[DefenceSpec] = []  # Defence tags (DAC-CIRC-2): `{value: 4, against: giant}` or "Defence IV [Giants]"
+    off_hand_shield: str | ShieldSpec | None = None  # a second shield (DAC-DEFL-5)
+    defences: list[DefenceSpec | str] = []  # {value: 4, against: giant} or "Defence IV [Giants]" (DAC-CIRC-2)
     creature_type: str | list[str] | None = None  # e.g. giant, or [undead, giant] (for Defence tags)
     protection: list[ProtectionSpec] = []
     proficiencies: list[str] = []
@@ -256,6 +256,11 @@ class CombatantSpec(Spec):
             if isinstance(item, str):
                 InitialCondition(name=item)  # the same one-line error for an unknown name
         return value
+
+    @field_validator("defences")
+    @classmethod
+    def _defence_tags(cls, value: list[DefenceSpec | str]) -> list[DefenceSpec | str]:
+        return [DefenceSpec.model_validate(item) if isinstance(item, str) else item for item in value]
 
     @field_validator("hit_dice")
     @classmethod

@@ -209,14 +209,8 @@ def hit_damage(plan: AttackPlan, critical: bool) -> dict[int, Fraction]:
     if plan.damage.none:
         return {0: Fraction(1)}
     expr, maximise, mods = engine.damage_recipe(plan, critical)
-    return _hit_damage(expr, maximise, sum(m.value for m in mods), plan.damage.minimum)
-
-
-@lru_cache(maxsize=4096)
-def _hit_damage(expr: str, maximise: bool, bonus: int, minimum: int) -> dict[int, Fraction]:
     base = icepool.Die([parse_dice(expr).maximum]) if maximise else dice_die(expr)
-    # engine.damage_amount is max(minimum, dice + modifiers); the modifiers arrive here as their sum
-    return die_fractions(base.map(lambda total: max(minimum, total + bonus)))
+    return die_fractions(base.map(lambda total: engine.damage_amount(plan, total, mods)))
 
 
 @dataclass(frozen=True)
@@ -264,15 +258,18 @@ def plan_odds(plan: AttackPlan, target: CombatantState, ruleset: Ruleset) -> Act
     """Exact odds of a planned attack against `target` as it stands now."""
     outcomes = attack_outcomes(plan)
     hit = sum((p for o, p in outcomes.items() if o.hit), Fraction(0))
-    on_hit: dict[int, Fraction] = {}
-    overall: dict[int, Fraction] = {}
+    hits: dict[int, Fraction] = {}  # amount → chance of a hit dealing it
     for outcome, p in outcomes.items():
-        amounts = hit_damage(plan, outcome.critical) if outcome.hit else {0: Fraction(1)}
-        for amount, q in amounts.items():
-            overall[amount] = overall.get(amount, Fraction(0)) + p * q
-            if outcome.hit:
-                on_hit[amount] = on_hit.get(amount, Fraction(0)) + p * q / hit
-    statuses = drop_statuses(plan, target, ruleset, overall)
+        if outcome.hit:
+            for amount, q in hit_damage(plan, outcome.critical).items():
+                hits[amount] = hits.get(amount, Fraction(0)) + p * q
+    statuses = drop_statuses(plan, target, ruleset, hits)
+    if plan.damage.knockout:  # what the target takes depends on its hit points (MF-KO-1)
+        hits = _dealt(hits, target, plan)
+    on_hit = {amount: p / hit for amount, p in hits.items()}
+    overall = dict(hits)
+    if hit < 1:
+        overall[0] = overall.get(0, Fraction(0)) + 1 - hit
     return ActionOdds(
         attacker=plan.attacker,
         target=plan.defender,
@@ -292,20 +289,26 @@ def plan_odds(plan: AttackPlan, target: CombatantState, ruleset: Ruleset) -> Act
     )
 
 
+def _dealt(damage: Mapping[int, Fraction], target: CombatantState, plan: AttackPlan) -> dict[int, Fraction]:
+    out: dict[int, Fraction] = {}
+    for amount, p in damage.items():
+        dealt = engine.damage_dealt(target.hp, amount, plan.damage.subdual, plan.damage.knockout)
+        out[dealt] = out.get(dealt, Fraction(0)) + p
+    return dict(sorted(out.items()))
+
+
 def drop_statuses(
     plan: AttackPlan, target: CombatantState, ruleset: Ruleset, damage: Mapping[int, Fraction]
 ) -> dict[str, Fraction]:
-    """The chance of each status the damage leaves the target in, when it is a change (a DEFEAT event):
-    :func:`engine.resolve.damage_events` and :func:`hit_points.status_after_damage` semantics."""
+    """The chance of each status the damage of the hits (`damage`: amount → chance of a hit dealing it)
+    leaves the target in, when it is a change (a DEFEAT event): :func:`engine.resolve.damage_events` and
+    :func:`hit_points.status_after_damage` semantics."""
     out: dict[str, Fraction] = {}
     subdual, knockout = plan.damage.subdual, plan.damage.knockout
+    if plan.damage.none:
+        return out  # no damage event at all
     for amount, p in damage.items():
-        if amount == 0 and not plan.damage.none:
-            continue  # a miss: no damage event at all
-        if plan.damage.none:
-            break
-        if knockout and not subdual and target.hp - amount < 0:
-            amount = max(0, target.hp)  # MF-KO-1, as damage_events leaves the target at 0
+        amount = engine.damage_dealt(target.hp, amount, subdual, knockout)
         hp_after = target.hp - (0 if subdual else amount)
         sub_after = target.subdual + (amount if subdual else 0)
         status = hit_points.status_after_damage(
@@ -379,12 +382,10 @@ def encounter_action_odds(setup: Setup, action: Attack) -> ActionOdds:
     starting hit points when they are rolled."""
     state = opening_state(setup)
     odds = action_odds(state, action)
-    plan = engine.plan_declared_attack(state, action)[1]
-    target = state[plan.defender]
     drop: dict[str, Fraction] = {}
-    for hp, p in starting_hit_points(setup, plan.defender).items():
-        at = replace(target, hp=hp, max_hp=hp)
-        for status, q in drop_statuses(plan, at, setup.ruleset, odds.damage).items():
+    for hp, p in starting_hit_points(setup, odds.target).items():
+        at = action_odds(opening_state(setup, {odds.target: hp}), action)
+        for status, q in at.drop_status.items():
             drop[status] = drop.get(status, Fraction(0)) + p * q
     return replace(odds, drop=sum(drop.values(), Fraction(0)), drop_status=drop)
 
@@ -788,5 +789,5 @@ def _attack(chain: _Chain, mass: Array, a: int) -> Array:
 
 def _along(chain: _Chain, mass: Array, a: int, t: int) -> Array:
     """K[new, old] applied along the target's hit-point axis."""
-    moved: Array = np.moveaxis(mass, t, -1) @ chain.kernels[(a, t)].T
-    return np.moveaxis(moved, -1, t)
+    moved: Array = np.swapaxes(mass, t, -1) @ chain.kernels[(a, t)].T
+    return np.swapaxes(moved, -1, t)

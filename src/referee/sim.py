@@ -628,6 +628,8 @@ def _initiative(
             above_i = sum((unit_keys[j] > unit_keys[i]).astype(np.int64) for j in range(units) if j != i)
             code += above_i * units**i
         return patterns[code, 0].T, patterns[code, 1].T
+    if count > PAIRWISE_LIMIT:
+        return _order_by_sorting(keys)
     above = np.zeros((count, m), dtype=np.int32)  # how many have a higher key: the slot's first position
     position = np.zeros((count, m), dtype=np.int32)
     for i in range(count):
@@ -646,6 +648,21 @@ def _initiative(
         flat_actor[spot] = i
         flat_first[spot] = above[i]
     return actor_at, first
+
+
+PAIRWISE_LIMIT = 12  # up to this many combatants, pairwise comparisons beat a sort (measured)
+
+
+def _order_by_sorting(keys: Any) -> tuple[Any, Any]:
+    """The same order as the pairwise count, by a stable sort of each fight's keys (many combatants)."""
+    count, m = keys.shape
+    by_fight = np.ascontiguousarray(keys.T)
+    perm = np.argsort(-by_fight, axis=1, kind="stable")
+    ranked = np.take_along_axis(by_fight, perm, axis=1)
+    first = np.zeros((m, count), dtype=np.int64)
+    starts = np.where(ranked[:, 1:] != ranked[:, :-1], np.arange(1, count), 0)
+    first[:, 1:] = np.maximum.accumulate(starts, axis=1)
+    return np.ascontiguousarray(perm.T), np.ascontiguousarray(first.T)
 
 
 def _count_finished(

@@ -455,3 +455,22 @@ def test_an_attack_the_referee_makes_depend_on_a_check() -> None:
     assert of(events, EventType.CHECK)[0].hit
     assert of(events, EventType.ATTACK)[0].total == 17
     assert of(events, EventType.DAMAGE)[0].damage == 7
+
+
+def test_grid_and_stated_distances_give_the_same_charge() -> None:
+    # rule: ODD-CHARGE-2, ODD-CHARGE-3 (40 ft on the grid or stated by the referee: the same roll and damage)
+    on_grid = fight_of(
+        encounter([fighter("Una", position=[0, 0])], [orc(position=[0, 8], hp=20)]), initiative=[9, 3]
+    )
+    stated = fight_of(encounter([fighter("Una")], [orc(hp=20)]), initiative=[9, 3])
+    a = on_grid.act(Charge("Una", target="Orc"), ScriptedDice([12, 5]))
+    b = stated.act(Charge("Una", target="Orc", distance=40), ScriptedDice([12, 5]))
+    for kind in (EventType.ATTACK, EventType.DAMAGE):
+        x, y = of(a, kind)[0], of(b, kind)[0]
+        assert (x.total, x.target_number, x.damage, x.modifiers) == (
+            y.total,
+            y.target_number,
+            y.damage,
+            y.modifiers,
+        )
+    assert of(a, EventType.DAMAGE)[0].damage == 5 + 2

@@ -147,6 +147,9 @@ class Api:
         listing = self.client.get("/api/encounters", headers=self.auth).json()
         return state.json()["version"], events, sorted(e["id"] for e in listing)
 
+    def stored_ids(self) -> list[str]:
+        return sorted(e["id"] for e in self.client.get("/api/encounters", headers=self.auth).json())
+
     def current(self, eid: str) -> str | None:
         return self.client.get(f"/api/encounters/{eid}", headers=self.auth).json().get("current")
 
@@ -317,3 +320,48 @@ def test_oversized_bodies_are_refused(api: Api, started: str) -> None:
     huge = {"name": "x" * 3_000_000}
     response = api.call("PATCH", f"/api/encounters/{started}", huge)
     assert response.status_code in {413, 422}
+
+
+@SETTINGS
+@given(
+    source=st.sampled_from(["paste", "upload", "example", "other", ""]),
+    text=st.one_of(
+        st.text(max_size=120), st.sampled_from(["a: &a [*a]", "sides: [", "!!python/name:os.system"])
+    ),
+    example_name=st.sampled_from(["", "../../pyproject.toml", "nope.yaml", "/etc/passwd"]),
+    upload=st.one_of(
+        st.none(), st.tuples(st.sampled_from(["e.yaml", "e.json", "", "../x.json"]), st.binary(max_size=200))
+    ),
+)
+def test_the_new_encounter_form_never_fails_with_500(
+    api: Api, source: str, text: str, example_name: str, upload: tuple[str, bytes] | None
+) -> None:
+    before = api.stored_ids()
+    files = {"file": (upload[0] or "upload", upload[1], "application/octet-stream")} if upload else None
+    response = api.client.post(
+        "/encounters",
+        data={"source": source, "text": text, "example": example_name},
+        files=files,
+        headers=api.auth,
+        follow_redirects=False,
+    )
+    assert response.status_code < 500, response.text
+    assert response.status_code in {303} | REFUSALS, response.text
+    assert len(api.stored_ids()) == len(before) + (1 if response.status_code == 303 else 0)
+
+
+@SETTINGS
+@given(name=st.text(max_size=130), confirm=st.sampled_from(["", "no", "on", "yes"]))
+def test_rename_and_delete_forms_never_fail_with_500(api: Api, started: str, name: str, confirm: str) -> None:
+    before = api.stored(started)
+    renamed = api.client.post(
+        f"/e/{started}/rename", data={"name": name}, headers=api.auth, follow_redirects=False
+    )
+    assert renamed.status_code in {303} | REFUSALS, renamed.text
+    if confirm != "yes":  # a delete that is not confirmed ("yes") deletes nothing
+        deleted = api.client.post(
+            f"/e/{started}/delete", data={"confirm": confirm}, headers=api.auth, follow_redirects=False
+        )
+        assert deleted.status_code in REFUSALS | {303}, deleted.text
+    assert api.stored(started)[0] == before[0]
+    assert started in api.stored_ids()

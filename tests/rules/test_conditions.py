@@ -5,6 +5,7 @@ segment delays and the referee's apply/remove actions. Dice are scripted: the en
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from referee.dice import ScriptedDice
 from referee.engine.actions import Attack, action_from_dict
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
-from referee.engine.resolve import resolve
+from referee.engine.resolve import attack_context, resolve
 from referee.engine.state import FightState
 from referee.engine.tactics import choose_action
 from referee.errors import EncounterFileError, IllegalActionError
@@ -383,8 +384,8 @@ def test_sleeper_easier_to_surprise_mod_cond_sleep_n_1() -> None:
 # --- grapples (conflict `grapple_state`) ----------------------------------------------------------------------
 
 
-def grapple() -> Fight:
-    data = encounter("mod", [hero(), hero("Ally")], [orc(), orc("Troll")])
+def grapple(ruleset: str = "mod") -> Fight:
+    data = encounter(ruleset, [hero(), hero("Ally")], [orc(), orc("Troll")])
     fight = started(data, [10, 9, 8, 7])
     fight.act(ApplyCondition("Orc", condition="grappled", by="Ally"), ScriptedDice([]))
     fight.act(ApplyCondition("Ally", condition="grappling", by="Orc"), ScriptedDice([]))
@@ -528,3 +529,40 @@ def test_initial_condition_with_rounds_from_the_encounter_file() -> None:
     assert fight.state["Orc"].conditions["prone"].until_round is None
     with pytest.raises(EncounterFileError, match="unknown condition 'stuned'"):
         setup_from_data(encounter("mod", [hero()], [orc(conditions=["stuned"])]), "t")
+
+
+def test_condition_applied_between_rounds_counts_from_the_next_round() -> None:
+    # rule: MOD-COND-SLOWED applied after round 1 ended, for 2 rounds: rounds 2 and 3 (until_round 3);
+    # GAP-SLOWED: it attacks in round 2, not in round 3
+    fight = duel("mod")
+    fight.state.acted = {"Hero", "Orc"}
+    fight.end_round(ScriptedDice([]))
+    assert fight.needs() == "round"
+    fight.act(ApplyCondition("Hero", condition="slowed", rounds=2), ScriptedDice([]))
+    slowed = fight.state["Hero"].conditions["slowed"]
+    assert slowed.until_round == 3 and slowed.data["since"] == 2
+    fight.start_round(ScriptedDice([9, 2]))
+    assert of(attack(fight.state, [1, 1]), EventType.ATTACK)
+    fight.state.round = 3
+    with pytest.raises(IllegalActionError, match="GAP-SLOWED"):
+        attack(fight.state, [1, 1])
+
+
+def test_grapple_state_conflict_odd_has_no_random_grappler() -> None:
+    # conflict `grapple_state`: under odd (ODD-GRAP-3) the Hero's blow lands on the orc it aims at, with no
+    # pick die and no MOD-COND-GRAPPLED-1 bonus: d20 12 against AC 13 (held: no Dex under ODD, shield kept)
+    fight = grapple("odd")
+    events = attack(fight.state, [12, 3])
+    assert not of(events, EventType.CHECK)
+    roll = of(events, EventType.ATTACK)[0]
+    assert roll.target == "Orc" and "MOD-COND-GRAPPLED-1" not in rules_of(roll)
+    assert (roll.total, roll.target_number) == (12, 13)
+
+
+def test_overloaded_cannot_charge_mod_cond_enc_3() -> None:
+    # rule: MOD-COND-ENC-3 — no charge when overloaded (the same charge is fine without the load)
+    fight = duel("mod", hero_kw={"conditions": ["overloaded"], "weapons": ["long sword"]})
+    ctx = attack_context(fight.state, Attack("Hero", target="Orc", distance=30))
+    with pytest.raises(IllegalActionError, match="MOD-COND-ENC-3"):
+        conditions.overloaded_cannot_charge(replace(ctx, charge=True))
+    conditions.overloaded_cannot_charge(ctx)

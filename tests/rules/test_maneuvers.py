@@ -160,3 +160,10 @@ def test_touch_ac_counts_dex_and_protective_magic_only() -> None:
     normal = plan(state, "Wight", "Knight")
     assert normal.armour_class.value == 10 + 5 + 2 + 1 + 1 + 1  # chain, its +2, Dex, shield, ring
     assert ("ODD-AC-MAGIC-1", 2) in [(m.rule, m.value) for m in normal.armour_class.components]
+
+
+def test_the_odd_hold_only_under_its_grapple_option() -> None:
+    # rule: ODD-GRAP-3 (grapple_state=odd_held_defenceless; the 001 variant is another module's)
+    state = state_of(troll_and_halfling(grapple_state="mod_grappled_plus_4"))
+    p = plan(state, "Troll", "Hob", form=AttackForm.GRAPPLE)
+    assert not [e for e in p.on_hit if e.rule == "ODD-GRAP-3"]

@@ -189,7 +189,7 @@ class Fight:
     def act(self, action: Action, dice: DiceSource) -> list[Event]:
         """Resolve one combatant's action for this round (in initiative order)."""
         need = self.needs()
-        if getattr(action, "out_of_turn", False) and need in {"action", "end_round"}:
+        if getattr(action, "out_of_turn", False) and need in {"action", "end_round", "round"}:
             # the referee's own acts (putting on a condition...) use nobody's turn
             added = self.push(resolve(self.state, action, dice))
             return added + self._maybe_end()

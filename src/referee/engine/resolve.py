@@ -239,6 +239,13 @@ def defeat_events(
     ]  # fmt: skip
 
 
+def damage_dealt(hp: int, amount: int, subdual: bool, knockout: bool) -> int:
+    """The damage a target at `hp` takes: a knock-out blow leaves it at 0 (MF-KO-1, interpretation)."""
+    if knockout and not subdual and hp - amount < 0:
+        return max(0, hp)
+    return amount
+
+
 def damage_events(
     state: FightState,
     target: CombatantState,
@@ -255,8 +262,7 @@ def damage_events(
     extra: dict[str, Any] | None = None,
 ) -> list[Event]:
     """A DAMAGE event and, if it takes the target out, a DEFEAT event."""
-    if knockout and not subdual and target.hp - amount < 0:
-        amount = max(0, target.hp)  # MF-KO-1: the target is left at 0 (interpretation)
+    amount = damage_dealt(target.hp, amount, subdual, knockout)
     out = [
         event(
             EventType.DAMAGE, round_no, actor=by, target=target.name, dice=dice, modifiers=modifiers,

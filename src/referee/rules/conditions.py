@@ -395,15 +395,18 @@ def slowed_may_attack(state: FightState, c: CombatantState) -> bool:
 
 
 def conditions_allow(ctx: AttackContext) -> None:
-    """No attack by a creature whose condition forbids it (table `actions`); MOD-COND-EXHAUSTED: only
-    in self-defence (against a creature that attacked it this round, or flag `self_defence`)."""
-    if ctx.free_attack:
+    """No attack by a creature whose condition forbids it (table `actions`; a free attack too when it may
+    not act at all); MOD-COND-EXHAUSTED: only in self-defence (against a creature that attacked it this
+    round, or flag `self_defence`; a free attack is always self-defence)."""
+    limit = action_limit(ctx.attacker, ctx.ruleset)
+    if limit is None:
+        return
+    if ctx.free_attack and limit[1].actions not in {"none", "mental"}:
         return
     why = can_act_physically(ctx.state, ctx.attacker)
     if why:
         raise IllegalActionError(why)
-    limit = action_limit(ctx.attacker, ctx.ruleset)
-    if limit is not None and limit[1].actions == "defend":
+    if limit[1].actions == "defend" and not ctx.free_attack:
         defending = ctx.defender.name in ctx.attacker.attackers_this_round or ctx.situation.has(
             "self_defence"
         )
@@ -411,6 +414,12 @@ def conditions_allow(ctx: AttackContext) -> None:
             raise IllegalActionError(
                 f"{ctx.attacker.name} is exhausted and may only defend itself (MOD-COND-EXHAUSTED)"
             )
+
+
+def overloaded_cannot_charge(ctx: AttackContext) -> None:
+    """MOD-COND-ENC-3: an overloaded creature cannot trot or charge."""
+    if ctx.charge and ctx.attacker.has("overloaded"):
+        raise IllegalActionError(f"{ctx.attacker.name} is overloaded and cannot charge (MOD-COND-ENC-3)")
 
 
 def invisible_allowed(ctx: AttackContext) -> None:
@@ -542,19 +551,21 @@ DELAY_SOURCES.append(condition_delays)
 def segment_delays(state: FightState, dice: DiceSource) -> list[Event]:
     """GAP-SEGMENTS: under `initiative = segments_with_delays`, roll each delay (file order) after the
     initiative dice; a delay of k segments lowers the effective initiative by k; the order is re-made."""
-    if state.setup.ruleset["initiative"] != "segments_with_delays" or not state.rolls:
+    if state.setup.ruleset["initiative"] != "segments_with_delays":
         return []
     tape = DiceTape(dice)
     delays: dict[str, int] = {}
     texts: list[str] = []
     for c in state.combatants.values():
-        if not c.is_active() or c.name not in state.rolls:
+        if not c.is_active():
             continue
         for expr, rule, why in (d for source in DELAY_SOURCES for d in source(state, c)):
-            k = roll(expr, tape, f"delay {c.name} ({why})").total
+            k = roll(
+                expr, tape, f"delay {c.name} ({why})"
+            ).total  # dice first: the simulator's probe sees them
             delays[c.name] = delays.get(c.name, 0) + k
             texts.append(f"{c.name} +{k} segments ({why}, {rule})")
-    if not delays:
+    if not delays or not state.rolls:
         return []
     entries = [
         initiative.Roll(n, r, state[n].spec.abilities.dexterity, delays.get(n, 0))
@@ -578,12 +589,18 @@ START_OF_ROUND.append(segment_delays)
 
 
 def until_round(state: FightState, rounds: int | None) -> int | None:
-    """`rounds` counts the current round: 1 = to the end of this round; None = until removed."""
+    """`rounds` counts the current round (between rounds: the next one): 1 = to the end of that round;
+    None = until removed."""
     if rounds is None:
         return None
     if rounds < 1:
         raise IllegalActionError(f"a condition lasts at least 1 round, not {rounds}")
-    return max(state.round, 1) + rounds - 1
+    return first_round(state) + rounds - 1
+
+
+def first_round(state: FightState) -> int:
+    """The round a condition put on now starts counting from: this one, or the next between rounds."""
+    return max(1, state.round if state.order or state.free_round else state.round + 1)
 
 
 @register_action
@@ -621,7 +638,7 @@ def known_condition(name: str) -> str:
 def resolve_apply(state: FightState, action: ApplyCondition, dice: DiceSource) -> list[Event]:
     c = state[action.actor]
     name = known_condition(action.condition)
-    extra: dict[str, int] = {"since": max(state.round, 1)}
+    extra: dict[str, int] = {"since": first_round(state)}
     if action.ends_segment is not None:
         if not 1 <= action.ends_segment <= 10:
             raise IllegalActionError(f"ends_segment must be a segment 1-10, not {action.ends_segment}")
@@ -651,8 +668,8 @@ def resolve_remove(state: FightState, action: RemoveCondition, dice: DiceSource)
     ]  # fmt: skip
 
 
-hooks.ALLOW_RULES.extend([conditions_allow, position_allowed, invisible_allowed])
+hooks.ALLOW_RULES.extend([conditions_allow, position_allowed, invisible_allowed, overloaded_cannot_charge])
 hooks.AUTOMATIC_RULES.append(coup_de_grace)
 hooks.DAMAGE_PLAN_RULES.extend([coup_damage, backstab_damage, called_shot_damage])
 engine.AFTER_ATTACK.extend([wake_sleepers, called_shot_result])
-OVERRIDES.append(unable_to_act)
+OVERRIDES.insert(0, unable_to_act)  # before any other choice: it cannot act at all

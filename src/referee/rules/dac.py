@@ -9,6 +9,12 @@ value, D usable Deflection, G Dodge after armour limits, E highest Enhancement, 
     touch AC             = 10 - D - G - E_touch      DAC-AC-TOUCH
     flatfooted touch AC  = 10 - E_touch + p(G)       DAC-AC-FFTOUCH
 
+Every target of a direct attack is defending, aware or not (DAC-DEF-1): an unaware one is flatfooted.
+Changes to the attacker's situation stay to-hit modifiers, never AC (DAC-AC-3). A flatfooted defender
+touched is at 10 only without Enhancement or a Dodge penalty (DAC-BASE-2, X-4: DAC-AC-FFTOUCH decides).
+A creature without natural armour counts as natural armour 10 (DAC-NAT-2), which makes DAC-EQ-1 the
+N = 10 case of DAC-EQ-2.
+
 Components here are descending (lower is better): a bonus of +N is a Modifier of -N (DAC-AC-2).
 :func:`armour_classes` gives the four values of a combatant (the `referee ac` command, the tracker);
 :func:`components_for_attack` builds the AC of one attack from the same functions, adding what only an
@@ -110,9 +116,8 @@ class Kit:
         return out
 
     def shields(self) -> list[ShieldSpec]:
-        if (
-            self.shield_destroyed
-        ):  # HR-ARMDMG-4 destroys the carried shield; the off-hand one too (assumption)
+        """Shields carried; HR-ARMDMG-4's destroyed shield takes an off-hand one with it (an assumption)."""
+        if self.shield_destroyed:
             return []
         return [s for s in (self.spec.shield, self.spec.off_hand_shield) if s is not None]
 

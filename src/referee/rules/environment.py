@@ -173,9 +173,9 @@ def cover_allowed(ctx: AttackContext) -> None:
         raise IllegalActionError(
             f"{ctx.defender.name} is fully covered and cannot be attacked directly ({rule})"
         )
-    if full_concealment_is_invisible(ctx) and not (
-        ctx.situation.has("detected") or ctx.situation.has("attacking")
-    ):
+    revealed = ctx.situation.has("detected") or ctx.situation.has("attacking")
+    revealed = revealed or ctx.defender.name in ctx.attacker.attackers_this_round  # it attacks: seen
+    if full_concealment_is_invisible(ctx) and not revealed:
         raise IllegalActionError(
             f"{ctx.defender.name} cannot be seen (100% concealment, MOD-FOG-1): attack it once detected (MOD-COND-INVIS-1)"
         )
