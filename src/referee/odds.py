@@ -507,7 +507,7 @@ def _build_chain(setup: Setup, exact: bool) -> _Chain:
             " use `referee sim`"
         )
     if setup.surprise is not None and setup.surprise.possible and setup.surprise.sides:
-        raise OddsError("exact fight odds do not model surprise (ODD-SURP-*); use `referee sim`")
+        raise OddsError("exact fight odds do not model surprise (ODD-SURP-1 to ODD-SURP-5); use `referee sim`")
     hp = {n: starting_hit_points(setup, n) for n in names}
     size = [max(hp[n]) + 1 for n in names]
     cells = int(np.prod(size))

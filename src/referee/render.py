@@ -35,7 +35,10 @@ def event_line(e: Event) -> str | None:
         return None
     text = e.text or e.type.value
     if e.type is EventType.ATTACK:
-        text = f"{e.actor} attacks {e.target} ({e.data.get('weapon')}): {e.text}"
+        form = e.data.get("form")
+        how = form if form not in {None, "melee", "ranged"} else e.data.get("weapon")
+        verb = "charges" if e.data.get("charge") else "attacks"
+        text = f"{e.actor} {verb} {e.target} ({how}): {e.text}"
     elif e.type is EventType.DAMAGE:
         text = f"{e.target} takes {e.text} → {e.data.get('hp_after')} hp"
     elif e.type is EventType.ROUND_START:

@@ -224,7 +224,7 @@ class Compiled:
 def check_supported(setup: Setup) -> None:
     """Raise Unsupported naming the first feature of the encounter the vectorised path cannot play."""
     if setup.surprise is not None and setup.surprise.possible and setup.surprise.sides:
-        raise Unsupported("surprise checks (ODD-SURP-*)")
+        raise Unsupported("surprise checks (ODD-SURP-1 to ODD-SURP-5)")
     for c in setup.combatants:
         if c.position is not None:
             raise Unsupported("grid positions (movement and distance change during the fight)")
@@ -440,7 +440,7 @@ def _compile_attack(
     if plan.on_hit or plan.on_attempt:
         raise Unsupported(f"{attacker}'s attack on {target} imposes conditions")
     if plan.deflection_used:
-        raise Unsupported(f"{attacker}'s attack on {target} spends shield deflections (DAC-DEFL-*)")
+        raise Unsupported(f"{attacker}'s attack on {target} spends shield deflections (DAC-DEFL-3)")
     if plan.damage.knockout:
         raise Unsupported(f"{attacker}'s attack on {target} is a knock-out attempt (MF-KO-1)")
     key = _plan_key(plan)

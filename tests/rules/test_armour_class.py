@@ -1,4 +1,4 @@
-"""Ascending armour class (ODD-AC-*), built from the attack context the engine uses."""
+"""Ascending armour class (ODD-AC-1, ODD-AC-2, ODD-AC-ARMOR, ODD-AC-SHIELD, ODD-AC-DEX-1, ODD-AC-DEX-2), built from the attack context the engine uses."""
 
 from __future__ import annotations
 

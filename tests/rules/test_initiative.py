@@ -1,4 +1,4 @@
-"""Initiative ordering (ODD-INIT-*) as pure functions."""
+"""Initiative ordering (ODD-INIT-1 to ODD-INIT-4) as pure functions."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ about four attacks by a neutral attacker (no creature type, so no Defence tag ap
 an ordinary blow (DAC-AC-TOTAL), a blow on the flatfooted defender (DAC-AC-FLATFOOTED), a touch
 (DAC-AC-TOUCH) and a touch on the flatfooted defender (DAC-AC-FFTOUCH). Under descending AC this is
 the layered model of :mod:`referee.rules.dac`; under ascending AC it is whatever the ruleset's
-options make of those four attacks (ODD-AC-*, `touch_ac`).
+options make of those four attacks (ODD-AC-1, ODD-TOUCH-1, `touch_ac`).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from referee.dice import DieRoll
 
 class EventType(StrEnum):
     SETUP = "setup"  # hit points fixed or rolled at set-up
-    SURPRISE = "surprise"  # who is surprised (ODD-SURP-*)
+    SURPRISE = "surprise"  # who is surprised (ODD-SURP-1 to ODD-SURP-5)
     ROUND_START = "round_start"
     INITIATIVE = "initiative"  # the order of this round
     ATTACK = "attack"  # a to-hit roll and its outcome

@@ -1,4 +1,4 @@
-"""Armour class: ascending (ODD-AC-*) and, through :mod:`referee.rules.dac`, layered descending.
+"""Armour class: ascending (ODD-AC-1 and the rest of section 2.11) and, through :mod:`referee.rules.dac`, layered descending.
 
 An :class:`ArmourClass` lists its components in its own convention's sign, so its breakdown reads as
 the referee would say it ("AC 13 = 10 base +2 leather +1 Dex"; "AC 3 = 5 chain mail -1 shield -1 dodge").
@@ -68,7 +68,7 @@ def _assemble(
     return ArmourClass(value, convention, tuple(components), kind, floored, deflection_uses)
 
 
-# --- ascending components (ODD-AC-*) ----------------------------------------------------------------
+# --- ascending components (ODD-AC-1, ODD-AC-ARMOR, ODD-AC-SHIELD, ODD-AC-DEX-1) ----------------------------------------------------------------
 
 
 def dex_modifier(defender: CombatantState, ruleset: Ruleset, lost: Iterable[DefenceLoss]) -> list[Modifier]:
