@@ -47,6 +47,22 @@ def fights_per_second(example: str, n: int, workers: int, engine: bool = False) 
     return n / (time.perf_counter() - started), result.path
 
 
+def kernel_per_cpu_second(example: str, n: int) -> float:
+    """Fights per CPU-second of one process playing batches (robust when other work shares the machine)."""
+    from referee import sim
+    from referee.files import load_encounter
+
+    compiled = sim.compile_setup(load_encounter(EXAMPLES / example))
+    rng = np.random.default_rng(3)
+    size = sim.batch_size(compiled)
+    started = time.process_time()
+    done = 0
+    while done < n:
+        sim.simulate_batch(compiled, size, rng)
+        done += size
+    return done / (time.process_time() - started)
+
+
 def peak_memory_mb(n: int, workers: int) -> float:
     """Peak resident size (MB) of a fresh process that simulates `n` duels, the largest of its processes."""
     code = (
@@ -80,6 +96,8 @@ def main() -> None:
     group, group_path = fights_per_second("skirmish.yaml", big // 8, args.workers)
     results["group_4v6_fights_per_s"] = round(group)
     results["group_path"] = group_path
+    results["duel_fights_per_cpu_s_one_core"] = round(kernel_per_cpu_second("duel.yaml", big // 2))
+    results["group_4v6_fights_per_cpu_s_one_core"] = round(kernel_per_cpu_second("skirmish.yaml", big // 16))
     results["workers"] = args.workers
     if not args.quick:
         results["peak_mb_10M_duels"] = round(peak_memory_mb(10_000_000, args.workers))

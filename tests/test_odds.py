@@ -436,3 +436,38 @@ def test_damage_plan_changes_reach_the_odds(monkeypatch: pytest.MonkeyPatch, cha
     monkeypatch.setattr(hooks, "DAMAGE_PLAN_RULES", [lambda ctx, plan: replace(plan, **change)])
     setup = make_setup(duel_data(critical_hits="confirm_16_20"))
     assert_matches_engine(odds.opening_state(setup), Attack("Hero", target="Orc"))
+
+
+def test_the_fight_model_refuses_attacks_that_impose_conditions(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: HR-NET-1 kind of attacks (a condition on a hit): the chain tracks hit points only
+    from referee.rules.attack import Effect
+
+    monkeypatch.setattr(
+        hooks, "EFFECT_RULES", [lambda ctx: [("hit", Effect("entangled", "defender", None, "HR-NET-1"))]]
+    )
+    setup = tiny_fight([("Ann", "A", 2, 10), ("Bob", "B", 2, 10)], max_rounds=3)
+    with pytest.raises(odds.OddsError, match="more than damage"):
+        odds.fight_odds(setup)
+
+
+def test_the_fight_model_refuses_steered_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-GRAP-1: a steered grapple (a tactics override) holds its target: more than hit points change
+    monkeypatch.setattr(
+        tactics,
+        "OVERRIDES",
+        [
+            lambda state, actor: (
+                Attack(actor, target="Bob", form=AttackForm.GRAPPLE) if actor == "Ann" else None
+            )
+        ],
+    )
+    setup = tiny_fight([("Ann", "A", 2, 10), ("Bob", "B", 2, 10)], max_rounds=3)
+    with pytest.raises(odds.OddsError, match="Bob is grappled"):
+        odds.fight_odds(setup)
+
+
+def test_enumeration_stops_at_its_limit() -> None:
+    # rule: ODD-HD-2 (hit dice rolled at set-up): 3d6 is 216 sequences, more than a limit of 100
+    assert sum(odds.enumerate_dice(lambda dice: roll("3d6", dice).total).values()) == 1
+    with pytest.raises(odds.OddsError, match="more than 100 dice sequences"):
+        odds.enumerate_dice(lambda dice: roll("3d6", dice).total, limit=100)

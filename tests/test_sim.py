@@ -29,7 +29,9 @@ def engine_fights(fast: sim.SimResult) -> int:
 
 
 def encounter_files() -> list[Path]:
-    return sorted(p for p in EXAMPLES.glob("*.yaml") if isinstance(read_yaml(p), dict) and "sides" in read_yaml(p))
+    return sorted(
+        p for p in EXAMPLES.glob("*.yaml") if isinstance(read_yaml(p), dict) and "sides" in read_yaml(p)
+    )
 
 
 def under(setup: Setup, preset: str) -> Setup:
@@ -179,7 +181,9 @@ def test_engine_path_is_deterministic_too() -> None:
     setup = make_setup(angthar_data())
     a = sim.simulate(setup, 40, seed=2, force_engine=True, batch=16)
     b = sim.simulate(setup, 40, seed=2, force_engine=True, batch=16, workers=2)
-    assert a.tally.wins.tolist() == b.tally.wins.tolist() and a.tally.rounds.tolist() == b.tally.rounds.tolist()
+    assert (
+        a.tally.wins.tolist() == b.tally.wins.tolist() and a.tally.rounds.tolist() == b.tally.rounds.tolist()
+    )
 
 
 def test_bad_counts_are_one_line_errors() -> None:
@@ -194,3 +198,16 @@ def test_wilson_interval() -> None:
     low, high = sim.wilson(50, 100)
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
     assert sim.wilson(0, 10)[0] == 0.0
+
+
+def test_both_orderings_follow_the_initiative_rules() -> None:
+    # rule: ODD-INIT-1, ODD-INIT-2: highest key first; ODD-INIT-3: equal keys share a slot (file order inside)
+    keys = np.random.default_rng(0).integers(0, 4, size=(6, 300)).astype(np.int64)
+    for order in (sim._order_pairwise, sim._order_by_sorting):
+        actor_at, first = order(keys)
+        for f in range(keys.shape[1]):
+            column = keys[:, f]
+            expected = sorted(range(6), key=lambda i: (-column[i], i))
+            assert actor_at[:, f].tolist() == expected
+            ranked = column[expected]
+            assert first[:, f].tolist() == [int((ranked > ranked[p]).sum()) for p in range(6)]

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from referee.checks import Check, Keep
 from referee.dice import DiceGroup, DiceSource, parse_dice
 from referee.engine import resolve as engine
-from referee.engine.actions import Action, Attack
+from referee.engine.actions import Action, Attack, Wait
 from referee.engine.events import EventType, event
 from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
@@ -301,20 +301,16 @@ def drop_statuses(
     plan: AttackPlan, target: CombatantState, ruleset: Ruleset, damage: Mapping[int, Fraction]
 ) -> dict[str, Fraction]:
     """The chance of each status the damage of the hits (`damage`: amount → chance of a hit dealing it)
-    leaves the target in, when it is a change (a DEFEAT event): :func:`engine.resolve.damage_events` and
-    :func:`hit_points.status_after_damage` semantics."""
+    leaves the target in, when it is a change (a DEFEAT event): :func:`engine.resolve.damage_dealt` and
+    :func:`engine.resolve.defeat_status`, as the engine's damage events use them."""
     out: dict[str, Fraction] = {}
     subdual, knockout = plan.damage.subdual, plan.damage.knockout
     if plan.damage.none:
         return out  # no damage event at all
     for amount, p in damage.items():
-        amount = engine.damage_dealt(target.hp, amount, subdual, knockout)
-        hp_after = target.hp - (0 if subdual else amount)
-        sub_after = target.subdual + (amount if subdual else 0)
-        status = hit_points.status_after_damage(
-            hp_after, sub_after, target.spec.is_monster, ruleset, knockout
-        )
-        if status not in {target.status, hit_points.ACTIVE}:
+        dealt = engine.damage_dealt(target.hp, amount, subdual, knockout)
+        status = engine.defeat_status(target, dealt, subdual, knockout, ruleset)
+        if status is not None:
             out[status] = out.get(status, Fraction(0)) + p
     return out
 
@@ -342,16 +338,26 @@ def action_odds(state: FightState, action: Action) -> ActionOdds | None:
 # --- an encounter before its first die -----------------------------------------------------------------
 
 
+_STARTING_HP: dict[tuple[str, tuple[tuple[str, str], ...]], dict[int, Fraction]] = {}
+
+
 def starting_hit_points(setup: Setup, name: str) -> dict[int, Fraction]:
-    """A combatant's hit points at set-up, exactly as the engine's set-up step fixes them (ODD-HD-2)."""
+    """A combatant's hit points at set-up, exactly as the engine's set-up step fixes them (ODD-HD-2).
+
+    Cached by the combatant's whole description and the ruleset (5d8 hit dice are 32,768 sequences).
+    """
     from referee.engine.fight import Fight
 
-    alone = replace(setup, combatants=(setup.combatant(name),), surprise=None)
+    combatant = setup.combatant(name)
+    key = (combatant.model_dump_json(), tuple(sorted(setup.ruleset.values.items())))
+    if key not in _STARTING_HP:
+        alone = replace(setup, combatants=(combatant,), surprise=None)
 
-    def hp(dice: DiceSource) -> int:
-        return int(Fight(alone).begin(dice)[0].data["hp"][name])
+        def hp(dice: DiceSource) -> int:
+            return int(Fight(alone).begin(dice)[0].data["hp"][name])
 
-    return enumerate_dice(hp)
+        _STARTING_HP[key] = enumerate_dice(hp)
+    return dict(_STARTING_HP[key])
 
 
 def opening_state(setup: Setup, hp: Mapping[str, int] | None = None) -> FightState:
@@ -506,8 +512,13 @@ def _build_chain(setup: Setup, exact: bool) -> _Chain:
             f"exact fight odds are computed for at most {MAX_FIGHTERS} combatants, not {len(names)};"
             " use `referee sim`"
         )
+    timed = [c.name for c in setup.combatants if c.condition_rounds]
+    if timed:
+        raise OddsError(f"{timed[0]} starts with conditions that end during the fight; use `referee sim`")
     if setup.surprise is not None and setup.surprise.possible and setup.surprise.sides:
-        raise OddsError("exact fight odds do not model surprise (ODD-SURP-1 to ODD-SURP-5); use `referee sim`")
+        raise OddsError(
+            "exact fight odds do not model surprise (ODD-SURP-1 to ODD-SURP-5); use `referee sim`"
+        )
     hp = {n: starting_hit_points(setup, n) for n in names}
     size = [max(hp[n]) + 1 for n in names]
     cells = int(np.prod(size))
@@ -559,7 +570,7 @@ def _plan_attacks(chain: _Chain) -> None:
     """For each attacker and each enemy: the default tactics' attack, its plan and damage kernel.
 
     The plan must not depend on hit points or the round (checked on two probe states); the attack
-    must change nothing but hit points (checked by resolving it on every natural roll).
+    must change nothing but hit points (checked by resolving it on a spread of natural rolls).
     """
     from referee.engine import tactics
 
@@ -574,9 +585,13 @@ def _plan_attacks(chain: _Chain) -> None:
                 hp[target] = low
                 state = _probe(setup, hp, number)
                 action = tactics.choose_action(state, name)
-                if not isinstance(action, Attack) or action.target != target:
-                    probes.append(None)
+                if isinstance(action, Wait):
+                    probes.append(None)  # no legal attack on this enemy: the tactics wait
                     continue
+                if type(action) is not Attack or action.target != target:
+                    raise OddsError(
+                        f"{name}'s default action is not a plain attack ({action.kind}); use `referee sim`"
+                    )
                 plan = engine.plan_declared_attack(state, action)[1]
                 probes.append((state, action, plan))
             if probes[0] is None or probes[1] is None:
@@ -586,7 +601,7 @@ def _plan_attacks(chain: _Chain) -> None:
                     )
                 continue
             plan = probes[0][2]
-            if _plan_key(plan) != _plan_key(probes[1][2]):
+            if probes[0][1] != probes[1][1] or _plan_key(plan) != _plan_key(probes[1][2]):
                 raise OddsError(f"{name}'s attack on {target} changes during the fight; use `referee sim`")
             _check_only_hit_points(probes[0][0], probes[0][1])
             odds = plan_odds(plan, probes[0][0][target], setup.ruleset)

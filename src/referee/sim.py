@@ -23,10 +23,10 @@ import itertools
 import math
 import multiprocessing
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +47,7 @@ from referee.rules import hit_points, initiative
 from referee.rules.attack import AttackPlan, plan_attack
 
 IntArray = npt.NDArray[np.int64]
+T = TypeVar("T", bound=Hashable)
 
 VECTORISED = "vectorised"
 EVENT_ENGINE = "event engine"
@@ -86,13 +87,13 @@ class _ProbeDice:
         raise _NeedDie(sides)
 
 
-def enumerate_dice(fn: Callable[[DiceSource], int], limit: int = LEAF_LIMIT) -> dict[int, Fraction]:
+def enumerate_dice(fn: Callable[[DiceSource], T], limit: int = LEAF_LIMIT) -> dict[T, Fraction]:
     """The exact distribution of `fn`'s result over every sequence of dice it can ask for.
 
     `fn` is run with scripted dice; when it asks for a die beyond the script, every face of that die
     is tried in turn (a depth-first walk of the dice tree). Raises Unsupported past `limit` leaves.
     """
-    out: dict[int, Fraction] = {}
+    out: dict[T, Fraction] = {}
     stack: list[tuple[list[int], Fraction]] = [([], Fraction(1))]
     leaves = 0
     while stack:
@@ -101,7 +102,7 @@ def enumerate_dice(fn: Callable[[DiceSource], int], limit: int = LEAF_LIMIT) -> 
             value = fn(_ProbeDice(faces))
         except _NeedDie as need:
             share = weight / need.sides
-            stack.extend((faces + [f], share) for f in range(need.sides, 0, -1))
+            stack.extend(([*faces, f], share) for f in range(need.sides, 0, -1))
             continue
         leaves += 1
         if leaves > limit:
@@ -173,17 +174,32 @@ def _plan_key(plan: AttackPlan) -> tuple[Any, ...]:
 _PLAIN_ATTACK_EVENTS = {EventType.ACTION, EventType.ATTACK, EventType.DAMAGE, EventType.DEFEAT}
 
 
-def _damage_dealt(state: FightState, action: Attack, target: str, dice: DiceSource) -> int:
-    """Resolve the attack with the engine and return the lethal damage it dealt to `target`."""
-    dealt = 0
+# What one attack does: damage to its target, damage to the attacker (a free attack back on a fumble,
+# MF-FUMBLE-2) and the number of such attacks back (they count on the attacker's shield, ODD-AC-SHIELD).
+Outcome = tuple[int, int, int]
+
+
+def _outcome(state: FightState, action: Attack, target: str, dice: DiceSource) -> Outcome:
+    """Resolve the attack with the engine and read what it did; refuse anything the kernel cannot play."""
+    actor = action.actor
+    to_target = to_attacker = back = 0
     for e in resolve(state, action, dice):
         if e.type not in _PLAIN_ATTACK_EVENTS:
-            raise Unsupported(f"{action.actor}'s attack on {target} can cause a {e.type.value} event")
+            raise Unsupported(f"{actor}'s attack on {target} can cause a {e.type.value} event")
+        if e.type is EventType.ACTION and e.actor != actor and not e.data.get("free"):
+            raise Unsupported(f"{actor}'s attack on {target} makes {e.actor} act")
+        if e.type is EventType.ATTACK and (e.actor, e.target) != (actor, target):
+            if (e.actor, e.target) != (target, actor):
+                raise Unsupported(f"{actor}'s attack on {target} leads to an attack by {e.actor} on {e.target}")
+            back += 1
         if e.type is EventType.DAMAGE:
-            if e.target != target or e.data.get("subdual"):
-                raise Unsupported(f"{action.actor}'s attack on {target} deals subdual or stray damage")
-            dealt += int(e.damage or 0)
-    return dealt
+            if e.data.get("subdual") or e.target not in {target, actor}:
+                raise Unsupported(f"{actor}'s attack on {target} deals subdual damage or damage to a third party")
+            if e.target == target:
+                to_target += int(e.damage or 0)
+            else:
+                to_attacker += int(e.damage or 0)
+    return to_target, to_attacker, back
 
 
 # --- compiling an encounter -----------------------------------------------------------------------
@@ -197,13 +213,14 @@ class Compiled:
     sides: tuple[str, ...]
     side_of: IntArray  # (C,)
     enemy: npt.NDArray[np.bool_]  # (C, C)
-    enemy_of: npt.NDArray[np.bool_]  # (C, C): column j = who has j as an enemy (contiguous)
     group_initiative: bool
-    init_key: npt.NDArray[np.int32]  # (C, 10): order key for each d10 face (higher acts first, equal = together)
+    # (C, 10): order key for each d10 face (higher acts first, equal keys act together)
+    init_key: npt.NDArray[np.int32]
     hp_values: npt.NDArray[np.int32]
     hp_off: IntArray
     hp_size: IntArray
-    plan_index: npt.NDArray[np.int32]  # (C, C, K): table of (attacker, target, earlier attackers) or -1 (waits)
+    # (C, C, K): damage table of (attacker, target, earlier attackers on the target), or -1 (waits)
+    plan_index: npt.NDArray[np.int32]
     dmg_values: npt.NDArray[np.int32]
     dmg_off: IntArray
     dmg_size: IntArray
@@ -214,6 +231,11 @@ class Compiled:
     exact: bool
     may_wait: bool  # some combatant cannot attack some enemy (the tactics wait)
     side_rows: tuple[tuple[int, int], ...]  # each side's combatants are rows lo..hi-1 (file order)
+    # each table entry is an outcome: damage to the target, damage to the attacker, attacks back
+    out_target: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    out_attacker: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    out_back: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    hits_back: bool = False
     first_round: IntArray | None = None  # (pattern code, 2, C): round-1 order with first strike
 
     @property
@@ -294,7 +316,10 @@ def _init_keys(setup: Setup) -> tuple[npt.NDArray[np.int32], bool]:
     if group:
         keys = np.tile(np.arange(1, 11, dtype=np.int32), (len(setup.combatants), 1))
         return keys, True
-    raw = [[initiative.Roll(c.name, face, c.abilities.dexterity).key for face in range(1, 11)] for c in setup.combatants]
+    raw = [
+        [initiative.Roll(c.name, face, c.abilities.dexterity).key for face in range(1, 11)]
+        for c in setup.combatants
+    ]
     ranks = {key: i for i, key in enumerate(sorted({k for row in raw for k in row}))}
     return np.array([[ranks[k] + 1 for k in row] for row in raw], dtype=np.int32), False
 
@@ -313,7 +338,9 @@ def _first_round_orders(setup: Setup, group: bool) -> IntArray | None:
     count = len(setup.combatants)
     units = len(setup.sides) if group else count
     if units > FIRST_STRIKE_LIMIT:
-        raise Unsupported(f"first strike in round 1 (ODD-INIT-5) with more than {FIRST_STRIKE_LIMIT} initiative dice")
+        raise Unsupported(
+            f"first strike in round 1 (ODD-INIT-5) with more than {FIRST_STRIKE_LIMIT} initiative dice"
+        )
     names = [c.name for c in setup.combatants]
     members = {s: [c.name for c in setup.combatants if c.side == s] for s in setup.sides}
     table = np.zeros((units**units, 2, count), dtype=np.int64)
@@ -324,9 +351,13 @@ def _first_round_orders(setup: Setup, group: bool) -> IntArray | None:
             continue
         seen.add(above)
         if group:
-            order = initiative.order_groups([(s, units - above[i]) for i, s in enumerate(setup.sides)], members)
+            order = initiative.order_groups(
+                [(s, units - above[i]) for i, s in enumerate(setup.sides)], members
+            )
         else:
-            order = initiative.order_individual([initiative.Roll(n, units - above[i], 0) for i, n in enumerate(names)])
+            order = initiative.order_individual(
+                [initiative.Roll(n, units - above[i], 0) for i, n in enumerate(names)]
+            )
         order, _ = initiative.apply_first_strike(order, combatants)
         code = sum(a * units**i for i, a in enumerate(above))
         position = 0
@@ -351,7 +382,7 @@ def compile_setup(setup: Setup) -> Compiled:
     hp_tables = [_table(_hp_distribution(setup, c)) for c in combatants]
     k_count = min(MAX_EARLIER_ATTACKERS + 1, max(1, int(enemy.sum(axis=0).max())))
     plan_index = np.full((n, n, k_count), -1, dtype=np.int32)
-    dists: list[dict[int, Fraction]] = []
+    dists: list[dict[Outcome, Fraction]] = []
     seen: dict[tuple[Any, ...], int] = {}
     for t in range(n):
         foes = [names[i] for i in range(n) if enemy[i, t]]
@@ -367,12 +398,18 @@ def compile_setup(setup: Setup) -> Compiled:
     if all((plan_index[:, :, k] == plan_index[:, :, 0]).all() for k in range(k_count)):
         plan_index = plan_index[:, :, :1].copy()  # earlier attackers change nothing: skip counting them
     init_key, group = _init_keys(setup)
-    dmg = [_table(d) for d in dists]
-    max_damage = np.zeros(n, dtype=np.int64)
+    outcomes: dict[Outcome, int] = {}
+    for dist in dists:
+        for o in dist:
+            outcomes.setdefault(o, len(outcomes))
+    dmg = [_table({outcomes[o]: p for o, p in dist.items()}) for dist in dists]
+    table_of = np.array(list(outcomes), dtype=np.int32).reshape(-1, 3)
+    max_damage = np.zeros(n, dtype=np.int64)  # the most one attack can take off each combatant
     for a in range(n):
         for t in range(n):
             for pid in set(plan_index[a, t].tolist()) - {-1}:
-                max_damage[t] = max(max_damage[t], max(dists[pid]))
+                max_damage[t] = max(max_damage[t], max(o[0] for o in dists[pid]))
+                max_damage[a] = max(max_damage[a], max(o[1] for o in dists[pid]))
     status = [_status_table(setup, c, int(hp_tables[i].values.min()), int(hp_tables[i].values.max()),
                             int(max_damage[i])) for i, c in enumerate(combatants)]  # fmt: skip
     names_of_status = [hit_points.ACTIVE]
@@ -386,7 +423,6 @@ def compile_setup(setup: Setup) -> Compiled:
         sides=sides,
         side_of=side_of,
         enemy=enemy,
-        enemy_of=np.ascontiguousarray(enemy.T),
         group_initiative=group,
         init_key=init_key,
         hp_values=np.concatenate([t.values for t in hp_tables]),
@@ -397,9 +433,14 @@ def compile_setup(setup: Setup) -> Compiled:
         dmg_off=_offsets([t.values.size for t in dmg]),
         dmg_size=np.array([t.values.size for t in dmg] or [1], dtype=np.int64),
         status_values=np.concatenate(status_codes),
-        status_base=_offsets([s.size for s in status_codes]) - np.array([low for low, _ in status], dtype=np.int64),
+        status_base=_offsets([s.size for s in status_codes])
+        - np.array([low for low, _ in status], dtype=np.int64),
         may_wait=bool((plan_index[enemy] < 0).any()),
         first_round=_first_round_orders(setup, group),
+        out_target=np.ascontiguousarray(table_of[:, 0]),
+        out_attacker=np.ascontiguousarray(table_of[:, 1]),
+        out_back=np.ascontiguousarray(table_of[:, 2]),
+        hits_back=bool(table_of[:, 1:].any()),
         side_rows=_side_rows(side_of),
         status_names=tuple(names_of_status),
         max_rounds=setup.max_rounds,
@@ -424,7 +465,7 @@ def _offsets(sizes: list[int]) -> IntArray:
 
 def _compile_attack(
     setup: Setup, attacker: str, target: str, earlier: list[str],
-    seen: dict[tuple[Any, ...], int], dists: list[dict[int, Fraction]],
+    seen: dict[tuple[Any, ...], int], dists: list[dict[Outcome, Fraction]],
 ) -> int:  # fmt: skip
     """The damage table of `attacker`'s default attack on `target` (-1: the tactics wait)."""
     state = _probe_state(setup, target, earlier)
@@ -446,7 +487,7 @@ def _compile_attack(
     key = _plan_key(plan)
     if key not in seen:
         try:
-            dist = enumerate_dice(lambda dice: _damage_dealt(state, action, target, dice))
+            dist = enumerate_dice(lambda dice: _outcome(state, action, target, dice))
         except Unsupported as exc:
             raise Unsupported(f"{attacker}'s attack on {target}: {exc}") from None
         seen[key] = len(dists)
@@ -454,7 +495,9 @@ def _compile_attack(
     return seen[key]
 
 
-def _status_table(setup: Setup, c: Combatant, hp_low: int, hp_high: int, max_damage: int) -> tuple[int, list[str]]:
+def _status_table(
+    setup: Setup, c: Combatant, hp_low: int, hp_high: int, max_damage: int
+) -> tuple[int, list[str]]:
     """`status_after_damage` for every hit-point total the fight can reach (one hit below the lowest)."""
     low = min(hp_low, 1) - max_damage
     statuses = [
@@ -554,14 +597,13 @@ def _play_round(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no
     """One round: initiative, then every combatant in order attacks the weakest living enemy."""
     count, m = c.count, fights.size
     hp, code = fights.hp, fights.code
-    flat_hp, flat_code = hp.reshape(-1), code.reshape(-1)
+    flat_code = code.reshape(-1)
     actor_at, slot_first = _initiative(c, code == 0, rng, c.first_round if round_no == 1 else None)
     received = np.zeros(count * m, dtype=np.int32)  # attacks on each combatant this round
     downed = np.full(count * m, -1, dtype=np.int32)  # position in the order at which it went down
     rows = np.arange(m, dtype=np.int32)
     k_top = c.plan_index.shape[2] - 1
     flat_plans = c.plan_index.reshape(-1)
-    flat_keyed = fights.keyed.reshape(-1)
     for p in range(count):
         a = actor_at[p]
         at = a * m + rows
@@ -576,18 +618,31 @@ def _play_round(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no
         pair = af * count + tf
         if k_top:  # the plan depends on how many attacked the target before (ODD-AC-SHIELD)
             plan = flat_plans[pair * (k_top + 1) + np.minimum(received[tt], k_top)]
-            received[tt] += 1
         else:
             plan = flat_plans[pair]
-        if c.may_wait:
+        if c.may_wait:  # no legal attack on that target: the tactics wait
             go = plan >= 0
-            f, tf, tt, plan = f[go], tf[go], tt[go], plan[go]
-        left = flat_hp[tt] - _sample(c.dmg_values, c.dmg_off, c.dmg_size, plan, rng.random(f.size))
-        flat_hp[tt] = left
-        status = c.status_values[c.status_base[tf] + left]
-        flat_code[tt] = status
-        flat_keyed[tt] = np.where(status == 0, (left.astype(np.int64) << 8) | tf, NOBODY)
-        downed[tt[status != 0]] = p
+            f, af, tf, tt, plan = f[go], af[go], tf[go], tt[go], plan[go]
+        if k_top:
+            received[tt] += 1
+        outcome = _sample(c.dmg_values, c.dmg_off, c.dmg_size, plan, rng.random(f.size))
+        _wound(c, fights, tt, tf, c.out_target[outcome], downed, p)
+        if c.hits_back:  # MF-FUMBLE-2: a fumble gives the target a free attack on the attacker
+            aa = af * m + f
+            if k_top:
+                received[aa] += c.out_back[outcome]
+            struck = np.flatnonzero(c.out_attacker[outcome])
+            _wound(c, fights, aa[struck], af[struck], c.out_attacker[outcome[struck]], downed, p)
+
+
+def _wound(c: Compiled, fights: _Fights, spot: Any, who: Any, damage: Any, downed: Any, p: int) -> None:
+    """Take `damage` off the combatants at flat `spot` (combatant index `who`); update who stands."""
+    left = fights.hp.reshape(-1)[spot] - damage
+    fights.hp.reshape(-1)[spot] = left
+    status = c.status_values[c.status_base[who] + left]
+    fights.code.reshape(-1)[spot] = status
+    fights.keyed.reshape(-1)[spot] = np.where(status == 0, (left.astype(np.int64) << 8) | who, NOBODY)
+    downed[spot[status != 0]] = p
 
 
 def _weakest_enemy(c: Compiled, keyed: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -630,6 +685,12 @@ def _initiative(
         return patterns[code, 0].T, patterns[code, 1].T
     if count > PAIRWISE_LIMIT:
         return _order_by_sorting(keys)
+    return _order_pairwise(keys)
+
+
+def _order_pairwise(keys: Any) -> tuple[Any, Any]:
+    """Per fight (columns of `keys`): who acts at each position, and the first position of its slot."""
+    count, m = keys.shape
     above = np.zeros((count, m), dtype=np.int32)  # how many have a higher key: the slot's first position
     position = np.zeros((count, m), dtype=np.int32)
     for i in range(count):
@@ -638,7 +699,7 @@ def _initiative(
                 above[i] += keys[j] > keys[i]
                 if j < i:
                     position[i] += keys[j] == keys[i]
-    position += above
+    position += above  # and how many act before it (file order inside a slot)
     actor_at = np.empty((count, m), dtype=np.int32)
     first = np.empty((count, m), dtype=np.int32)
     rows = np.arange(m, dtype=np.int32)
@@ -784,22 +845,35 @@ class SimResult:
             "seconds": round(self.seconds, 3),
             "fights_per_second": round(t.fights / self.seconds) if self.seconds > 0 else None,
             "sides": [
-                {"side": s, "wins": int(t.wins[i]), "win_rate": int(t.wins[i]) / n,
-                 "ci95": list(wilson(int(t.wins[i]), t.fights))}
+                {
+                    "side": s,
+                    "wins": int(t.wins[i]),
+                    "win_rate": int(t.wins[i]) / n,
+                    "ci95": list(wilson(int(t.wins[i]), t.fights)),
+                }
                 for i, s in enumerate(self.setup.sides)
-            ],  # fmt: skip
+            ],
             "draws": {"count": t.draws, "rate": t.draws / n},
-            "round_limit": {"count": t.round_limit, "rate": t.round_limit / n, "max_rounds": self.setup.max_rounds},
+            "round_limit": {
+                "count": t.round_limit,
+                "rate": t.round_limit / n,
+                "max_rounds": self.setup.max_rounds,
+            },
             "rounds": {
                 "mean": self.mean_rounds(),
                 "median": self.median_rounds(),
                 "distribution": {str(r): int(c) for r, c in enumerate(t.rounds) if c},
             },
             "combatants": [
-                {"name": c.name, "side": c.side, "survival_rate": int(t.survived[i]) / n,
-                 "standing_rate": int(t.standing[i]) / n, "mean_hp_left": int(t.hp_left[i]) / n}
+                {
+                    "name": c.name,
+                    "side": c.side,
+                    "survival_rate": int(t.survived[i]) / n,
+                    "standing_rate": int(t.standing[i]) / n,
+                    "mean_hp_left": int(t.hp_left[i]) / n,
+                }
                 for i, c in enumerate(self.setup.combatants)
-            ],  # fmt: skip
+            ],
         }
 
 

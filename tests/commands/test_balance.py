@@ -13,7 +13,13 @@ import yaml
 from referee.commands.balance import Balancer, harmonic_mean, parse_levels, standard_fighter
 
 GOBLIN = {"name": "Goblin", "hit_dice": "1d6", "ac": 12, "weapons": [{"name": "scimitar", "damage": "1d6"}]}
-OGRE = {"name": "Ogre", "hit_dice": "4+1", "ac": 15, "size": "large", "weapons": [{"name": "club", "damage": "1d10"}]}
+OGRE = {
+    "name": "Ogre",
+    "hit_dice": "4+1",
+    "ac": 15,
+    "size": "large",
+    "weapons": [{"name": "club", "damage": "1d10"}],
+}
 
 
 def referee(*args: str) -> subprocess.CompletedProcess[str]:
@@ -33,7 +39,12 @@ def test_standard_fighter() -> None:
     # rule: ODD-HD-1 (d10 class die, average hit points), GAP-CLASS-BTH (level - 1, filled in by the loader)
     setup = Balancer([GOBLIN], {}, None, 100, 0, 1).setup(5, 2)
     fighter = setup.combatants[0]
-    assert fighter.attack_bonus == 4 and fighter.hp == 28 and fighter.armour and fighter.armour.name == "chain mail"
+    assert (
+        fighter.attack_bonus == 4
+        and fighter.hp == 28
+        and fighter.armour
+        and fighter.armour.name == "chain mail"
+    )
     assert [w.name for w in fighter.weapons] == ["long sword"] and len(setup.combatants) == 3
     assert standard_fighter(1, 1)["hp"] == 6
 

@@ -42,7 +42,9 @@ def test_json_has_every_number_and_the_path() -> None:
     assert sum(data["rounds"]["distribution"].values()) == 20_000
     assert 3 <= data["rounds"]["median"] <= 6 and data["rounds"]["mean"] > 3
     angthar = data["combatants"][0]
-    assert angthar["name"] == "Angthar" and angthar["survival_rate"] == 1.0 and 0 < angthar["mean_hp_left"] <= 30
+    assert (
+        angthar["name"] == "Angthar" and angthar["survival_rate"] == 1.0 and 0 < angthar["mean_hp_left"] <= 30
+    )
 
 
 def test_same_seed_same_json() -> None:

@@ -55,10 +55,14 @@ def read_monsters(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         data = data["monsters"]
     monsters = [data] if isinstance(data, dict) else data
     if not isinstance(monsters, list) or not monsters or not all(isinstance(m, dict) for m in monsters):
-        raise EncounterFileError(f"{path}: expected a monster (a mapping with name, hit_dice, ...) or a list of them")
+        raise EncounterFileError(
+            f"{path}: expected a monster (a mapping with name, hit_dice, ...) or a list of them"
+        )
     for m in monsters:
         if str(m.get("name", "")).startswith("Fighter"):
-            raise EncounterFileError(f"{path}: a monster may not be called {m.get('name')!r} (the fighters are)")
+            raise EncounterFileError(
+                f"{path}: a monster may not be called {m.get('name')!r} (the fighters are)"
+            )
     return monsters, extra
 
 

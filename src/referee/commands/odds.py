@@ -100,7 +100,8 @@ def print_fight_odds(data: dict[str, Any]) -> None:
     for side, p in data["wins"].items():
         console.print(f"{side} wins {percent(p)}")
     console.print(f"nobody standing {percent(data['draw'])}   round limit {percent(data['limit'])}")
-    table = Table(title=f"round the fight ends in ({data['states']} hit-point states)")
+    console.print(f"(exact over {data['states']} hit-point states)")
+    table = Table(title="the fight ends in")
     table.add_column("round", justify="right")
     table.add_column("chance", justify="right")
     for n, p in data["rounds"].items():

@@ -66,12 +66,16 @@ class LazyProgress:
 @app.command()
 def sim(
     file: Annotated[Path, typer.Argument(help="Encounter file (YAML).")],
-    fights: Annotated[str, typer.Option("-n", "--fights", help="How many fights: 1000, 1e6, 10k, 2M.")] = "10000",
+    fights: Annotated[
+        str, typer.Option("-n", "--fights", help="How many fights: 1000, 1e6, 10k, 2M.")
+    ] = "10000",
     seed: Annotated[int, typer.Option(help="Seed (same seed and workers, same result).")] = 0,
     workers: Annotated[int, typer.Option(help="Processes to spread the batches over.")] = 1,
     engine: Annotated[bool, typer.Option("--engine", help="Play every fight with the event engine.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as one JSON object.")] = False,
-    plot: Annotated[Path | None, typer.Option(help="Write a PNG of the rounds and survival rates here.")] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="Write a PNG of the rounds and survival rates here.")
+    ] = None,
 ) -> None:
     """Simulate many fights of an encounter: win rates with 95% intervals, rounds, survival."""
     from referee.files import load_encounter

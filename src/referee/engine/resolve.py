@@ -16,6 +16,7 @@ from referee.model import Weapon
 from referee.rules import hit_points, hooks
 from referee.rules.attack import AttackPlan, Effect, critical_bonus, plan_attack
 from referee.rules.context import AttackContext, AttackForm
+from referee.rules.ruleset import Ruleset
 
 Resolver = Callable[[FightState, Any, DiceSource], list[Event]]
 RESOLVERS: dict[type[Action], Resolver] = {}
@@ -214,6 +215,17 @@ def damage_amount(plan: AttackPlan, base: int, modifiers: tuple[Modifier, ...]) 
     return max(plan.damage.minimum, base + sum(m.value for m in modifiers))
 
 
+def defeat_status(
+    target: CombatantState, damage: int, subdual: bool, knockout: bool, ruleset: Ruleset
+) -> str | None:
+    """The status damage leaves the target in when that is a defeat; None when it stays as it was.
+    Shared with :mod:`referee.odds` (the chance an attack drops its target)."""
+    hp_after = target.hp - (0 if subdual else damage)
+    sub_after = target.subdual + (damage if subdual else 0)
+    status = hit_points.status_after_damage(hp_after, sub_after, target.spec.is_monster, ruleset, knockout)
+    return None if status in {target.status, hit_points.ACTIVE} else status
+
+
 def defeat_events(
     state: FightState,
     target: CombatantState,
@@ -223,13 +235,10 @@ def defeat_events(
     round_no: int,
     by: str | None,
 ) -> list[Event]:
-    hp_after = target.hp - (0 if subdual else damage)
-    sub_after = target.subdual + (damage if subdual else 0)
-    status = hit_points.status_after_damage(
-        hp_after, sub_after, target.spec.is_monster, state.setup.ruleset, knockout
-    )
-    if status == target.status or status == hit_points.ACTIVE:
+    status = defeat_status(target, damage, subdual, knockout, state.setup.ruleset)
+    if status is None:
         return []
+    hp_after = target.hp - (0 if subdual else damage)
     rule = "MF-KO-1" if knockout and hp_after <= 0 else ("ODD-PUMMEL-2" if subdual else "ODD-HP-1")
     return [
         event(
