@@ -91,3 +91,10 @@ def test_yaml_on_off_become_option_words() -> None:
     setup = setup_from_data(data)
     assert setup.ruleset["armour_damage"] == "on"
     assert setup.ruleset["first_strike_reach_size"] == "off"
+
+
+def test_paired_conditions_cannot_start_the_fight() -> None:
+    data = angthar_data()
+    data["sides"][0]["combatants"][0]["conditions"] = ["garrotting"]
+    with pytest.raises(EncounterFileError, match="needs a partner"):
+        setup_from_data(data, "e.yaml")

@@ -199,10 +199,12 @@ class InitialCondition(Spec):
     @field_validator("name")
     @classmethod
     def _known(cls, value: str) -> str:
-        from referee.rules.vocabulary import CONDITIONS
+        from referee.rules.vocabulary import CONDITIONS, PAIRED
 
         if value not in CONDITIONS:
             raise ValueError(f"unknown condition {value!r}; conditions: {', '.join(sorted(CONDITIONS))}")
+        if value in PAIRED:
+            raise ValueError(f"condition {value!r} needs a partner in the fight; it arises from an attack, not at set-up")
         return value
 
 

@@ -796,6 +796,8 @@ def held_tries_to_break_free(state: FightState, actor: str) -> Action | None:
     hold = state[actor].conditions.get("grappled")
     if hold is None or hold.source is None or state.setup.ruleset["grapple_state"] != "odd_held_defenceless":
         return None
+    if hold.source not in state.combatants or not state[hold.source].is_active():
+        return None  # the holder is down: the hold ends with the round, nothing to break
     return Attack(actor, target=hold.source, weapon="unarmed", form=AttackForm.GRAPPLE)
 
 

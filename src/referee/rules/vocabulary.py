@@ -58,3 +58,7 @@ CONDITIONS: dict[str, str] = {
 HELPLESS = frozenset(
     {"held", "paralyzed", "paralyzed_fear", "sleeping", "sleeping_natural", "unconscious", "bound"}
 )
+
+# Conditions that tie two combatants together (holder and held): they arise from an attack and cannot
+# be given at set-up, where there is no partner to name.
+PAIRED = frozenset({"grappled", "grappling", "garrotted", "garrotting"})
