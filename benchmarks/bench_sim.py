@@ -1,6 +1,7 @@
 """Simulator speed and memory (`make bench`). Results are recorded in benchmarks/README.md.
 
 - the ceiling: raw numpy random numbers per second on this machine;
+- the kernel: numba (compiled) when installed, else numpy (arrays); both are measured per CPU-second;
 - a 1-vs-1 duel (examples/duel.yaml, ODD rules with initiative): vectorised fights/s against the event
   engine's fights/s measured in the same run (target: >= 2,000,000 fights/s and >= 20x the engine);
 - a 4-vs-6 group fight (examples/skirmish.yaml): vectorised fights/s (target: >= 300,000);
@@ -47,7 +48,7 @@ def fights_per_second(example: str, n: int, workers: int, engine: bool = False) 
     return n / (time.perf_counter() - started), result.path
 
 
-def kernel_per_cpu_second(example: str, n: int) -> float:
+def kernel_per_cpu_second(example: str, n: int, kernel: str) -> float:
     """Fights per CPU-second of one process playing batches (robust when other work shares the machine)."""
     from referee import sim
     from referee.files import load_encounter
@@ -55,10 +56,12 @@ def kernel_per_cpu_second(example: str, n: int) -> float:
     compiled = sim.compile_setup(load_encounter(EXAMPLES / example))
     rng = np.random.default_rng(3)
     size = sim.batch_size(compiled)
+    play = sim.compiled_batch if kernel == sim.NUMBA else sim.simulate_batch
+    play(compiled, 1000, rng)  # compile (numba) and warm caches
     started = time.process_time()
     done = 0
     while done < n:
-        sim.simulate_batch(compiled, size, rng)
+        play(compiled, size, rng)
         done += size
     return done / (time.process_time() - started)
 
@@ -84,7 +87,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     args.quick = args.quick or bool(os.environ.get("REFEREE_BENCH_QUICK"))
-    big = 200_000 if args.quick else 4_000_000
+    big = 200_000 if args.quick else 8_000_000
     results: dict[str, object] = {}
     results["numpy_random_per_s_one_core"] = round(random_ceiling())
     duel, path = fights_per_second("duel.yaml", big, args.workers)
@@ -93,11 +96,19 @@ def main() -> None:
     results["duel_path"] = path
     results["duel_engine_fights_per_s"] = round(engine)
     results["duel_speedup"] = round(duel / engine, 1)
-    group, group_path = fights_per_second("skirmish.yaml", big // 8, args.workers)
+    group, group_path = fights_per_second("skirmish.yaml", big // 4, args.workers)
     results["group_4v6_fights_per_s"] = round(group)
     results["group_path"] = group_path
-    results["duel_fights_per_cpu_s_one_core"] = round(kernel_per_cpu_second("duel.yaml", big // 2))
-    results["group_4v6_fights_per_cpu_s_one_core"] = round(kernel_per_cpu_second("skirmish.yaml", big // 16))
+    from referee import sim
+
+    results["kernel"] = sim.default_kernel()
+    for kernel in (sim.NUMBA, sim.NUMPY):
+        if kernel == sim.NUMBA and sim._numba_play() is None:
+            continue
+        duel_cpu = kernel_per_cpu_second("duel.yaml", big // (1 if kernel == sim.NUMBA else 4), kernel)
+        group_cpu = kernel_per_cpu_second("skirmish.yaml", big // (8 if kernel == sim.NUMBA else 32), kernel)
+        results[f"duel_fights_per_cpu_s_one_core_{kernel}"] = round(duel_cpu)
+        results[f"group_4v6_fights_per_cpu_s_one_core_{kernel}"] = round(group_cpu)
     results["workers"] = args.workers
     if not args.quick:
         results["peak_mb_10M_duels"] = round(peak_memory_mb(10_000_000, args.workers))

@@ -211,3 +211,62 @@ def test_both_orderings_follow_the_initiative_rules() -> None:
             assert actor_at[:, f].tolist() == expected
             ranked = column[expected]
             assert first[:, f].tolist() == [int((ranked > ranked[p]).sum()) for p in range(6)]
+
+
+def test_shield_tables_depend_on_earlier_attackers() -> None:
+    # rule: ODD-AC-SHIELD: Brenna's medium shield covers the first 2 attackers of a round, not the third
+    compiled = sim.compile_setup(load_encounter(EXAMPLES / "skirmish.yaml"))
+    brenna, orc = compiled.names.index("Brenna"), compiled.names.index("Orc 1")
+    first, second, third = (int(compiled.plan_index[orc, brenna, k]) for k in range(3))
+    assert first == second != third
+
+    def hit_rate(plan: int) -> float:
+        table = compiled.dmg_values[compiled.dmg_off[plan] : compiled.dmg_off[plan] + compiled.dmg_size[plan]]
+        return float((compiled.out_target[table] > 0).mean())
+
+    assert hit_rate(third) - hit_rate(first) == pytest.approx(1 / 20)
+
+
+def test_fumble_free_attacks_strike_back() -> None:
+    # rule: MF-FUMBLE-2: under the mf preset a fumble gives the target a free attack on the fumbler
+    compiled = sim.compile_setup(under(make_setup(angthar_data()), "mf"))
+    assert compiled.hits_back and int(compiled.out_back.max()) == 1 and int(compiled.out_attacker.max()) > 0
+
+
+def kernels_available() -> bool:
+    return sim._numba_play() is not None
+
+
+@pytest.mark.skipif(not kernels_available(), reason="numba is not installed")
+@pytest.mark.parametrize(
+    ("example", "preset"),
+    [("skirmish.yaml", "odd"), ("angthar_and_the_goblins.yaml", "mf"), ("duel.yaml", "dac")],
+)
+def test_numba_and_numpy_kernels_agree(example: str, preset: str) -> None:
+    # both kernels play the same compiled tables; a large sample of each must agree closely
+    setup = under(load_encounter(EXAMPLES / example), preset)
+    compiled = sim.simulate(setup, 60_000, seed=21, kernel=sim.NUMBA)
+    arrays = sim.simulate(setup, 60_000, seed=22, kernel=sim.NUMPY)
+    assert (compiled.kernel, arrays.kernel) == (sim.NUMBA, sim.NUMPY)
+    assert_agree(arrays, compiled)
+    for i in range(len(setup.combatants)):
+        a, b = compiled.tally.survived[i] / 60_000, arrays.tally.survived[i] / 60_000
+        assert abs(a - b) <= 4 * math.sqrt((a * (1 - a) + 1e-5) * 2 / 60_000)
+
+
+def test_first_strike_kernels_agree() -> None:
+    # rule: ODD-INIT-5 under both kernels (the tabulated round-1 order)
+    setup = load_encounter(EXAMPLES / "duel.yaml")
+    data = dict(setup.source)
+    data["sides"][1]["combatants"][0]["size"] = "large"
+    big = setup_from_data(data)
+    assert sim.compile_setup(big).first_round is not None
+    fast = sim.simulate(big, 60_000, seed=1, kernel=sim.NUMPY)
+    if kernels_available():
+        assert_agree(fast, sim.simulate(big, 60_000, seed=2, kernel=sim.NUMBA))
+    assert_agree(fast, sim.simulate(big, engine_fights(fast), seed=3, force_engine=True))
+
+
+def test_unknown_kernel() -> None:
+    with pytest.raises(IllegalActionError, match="kernel"):
+        sim.simulate(make_setup(angthar_data()), 10, kernel="fortran")

@@ -6,7 +6,8 @@ The simulator never restates a rule. For an encounter it *compiles* lookup table
 - every attack: for each (attacker, target, earlier attackers on that target this round) the default
   tactics (:func:`tactics.choose_action`) pick the weapon, and the real resolver (:func:`resolve`) is
   run on every sequence of dice it can ask for (attack d20s, confirmation dice, miss-chance dice,
-  damage dice). The exact distribution of the damage dealt becomes a table;
+  damage dice). The exact joint distribution of the damage dealt (to the target, and to the attacker
+  by a fumble's free attack back) becomes a table;
 - defeat: :func:`hit_points.status_after_damage` is tabulated over every reachable hit-point total;
 - initiative: the sort key of :class:`initiative.Roll` (ODD-INIT-1..3) for each d10 face, or one
   d10 per side (ODD-INIT-4).
@@ -20,8 +21,10 @@ by the event engine (:func:`run_fight`) instead; :class:`SimResult` says which p
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import multiprocessing
+import os
 import time
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field, replace
@@ -51,13 +54,13 @@ T = TypeVar("T", bound=Hashable)
 
 VECTORISED = "vectorised"
 EVENT_ENGINE = "event engine"
+NUMBA = "numba"  # the compiled kernel (needs the numba package)
+NUMPY = "numpy"  # the array kernel (the reference; used without numba or when asked for)
 
 LEAF_LIMIT = 20_000  # dice sequences enumerated per attack or hit-point roll before giving up
 TABLE_LIMIT = 1 << 20  # entries of one lookup table; larger exact tables are rounded (see _table)
 MAX_EARLIER_ATTACKERS = 3  # attackers already counted on a target (shields cover at most 3, ODD-AC-SHIELD)
 PROBE_HP = 1000  # hit points of the combatants in the probe state (the chosen target has 1)
-WINNER_DRAW = -1  # no side left standing
-WINNER_LIMIT = -2  # the round limit ended the fight
 
 
 class Unsupported(RefereeError):
@@ -67,7 +70,7 @@ class Unsupported(RefereeError):
 # --- exact distributions from the engine's own functions ------------------------------------------
 
 
-class _NeedDie(Exception):
+class _NeedDie(BaseException):  # not an Exception: no `except Exception` in a rule may swallow it
     def __init__(self, sides: int) -> None:
         self.sides = sides
 
@@ -190,11 +193,15 @@ def _outcome(state: FightState, action: Attack, target: str, dice: DiceSource) -
             raise Unsupported(f"{actor}'s attack on {target} makes {e.actor} act")
         if e.type is EventType.ATTACK and (e.actor, e.target) != (actor, target):
             if (e.actor, e.target) != (target, actor):
-                raise Unsupported(f"{actor}'s attack on {target} leads to an attack by {e.actor} on {e.target}")
+                raise Unsupported(
+                    f"{actor}'s attack on {target} leads to an attack by {e.actor} on {e.target}"
+                )
             back += 1
         if e.type is EventType.DAMAGE:
             if e.data.get("subdual") or e.target not in {target, actor}:
-                raise Unsupported(f"{actor}'s attack on {target} deals subdual damage or damage to a third party")
+                raise Unsupported(
+                    f"{actor}'s attack on {target} deals subdual damage or damage to a third party"
+                )
             if e.target == target:
                 to_target += int(e.damage or 0)
             else:
@@ -384,6 +391,9 @@ def compile_setup(setup: Setup) -> Compiled:
     plan_index = np.full((n, n, k_count), -1, dtype=np.int32)
     dists: list[dict[Outcome, Fraction]] = []
     seen: dict[tuple[Any, ...], int] = {}
+    # Combatants alike but for their names (`count: 6`) attack alike: compile each pair of kinds once.
+    kinds = [json.dumps(c.model_dump(mode="json", exclude={"name"}), sort_keys=True) for c in combatants]
+    done: dict[tuple[str, str, int], int] = {}
     for t in range(n):
         foes = [names[i] for i in range(n) if enemy[i, t]]
         for k in range(k_count):
@@ -394,7 +404,10 @@ def compile_setup(setup: Setup) -> Compiled:
                 if len(earlier) < k:
                     plan_index[a, t, k] = plan_index[a, t, k - 1]
                     continue
-                plan_index[a, t, k] = _compile_attack(setup, names[a], names[t], earlier, seen, dists)
+                kind = (kinds[a], kinds[t], k)
+                if kind not in done:
+                    done[kind] = _compile_attack(setup, names[a], names[t], earlier, seen, dists)
+                plan_index[a, t, k] = done[kind]
     if all((plan_index[:, :, k] == plan_index[:, :, 0]).all() for k in range(k_count)):
         plan_index = plan_index[:, :, :1].copy()  # earlier attackers change nothing: skip counting them
     init_key, group = _init_keys(setup)
@@ -498,8 +511,10 @@ def _compile_attack(
 def _status_table(
     setup: Setup, c: Combatant, hp_low: int, hp_high: int, max_damage: int
 ) -> tuple[int, list[str]]:
-    """`status_after_damage` for every hit-point total the fight can reach (one hit below the lowest)."""
-    low = min(hp_low, 1) - max_damage
+    """`status_after_damage` for every hit-point total the fight can reach (two blows below the lowest)."""
+    # Hit points before a blow are at least 1 (only standing combatants are chosen as targets); a
+    # combatant struck down in its own slot still acts (ODD-INIT-3) and may be struck back once more.
+    low = min(hp_low, 1) - 2 * max_damage
     statuses = [
         hit_points.status_after_damage(hp, 0, c.is_monster, setup.ruleset) for hp in range(low, hp_high + 1)
     ]
@@ -596,7 +611,7 @@ def simulate_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally:
 def _play_round(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no: int) -> None:
     """One round: initiative, then every combatant in order attacks the weakest living enemy."""
     count, m = c.count, fights.size
-    hp, code = fights.hp, fights.code
+    code = fights.code
     flat_code = code.reshape(-1)
     actor_at, slot_first = _initiative(c, code == 0, rng, c.first_round if round_no == 1 else None)
     received = np.zeros(count * m, dtype=np.int32)  # attacks on each combatant this round
@@ -616,10 +631,9 @@ def _play_round(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no
         af, tf = a[f], (weakest[f] & 255).astype(np.int64)
         tt = tf * m + f
         pair = af * count + tf
-        if k_top:  # the plan depends on how many attacked the target before (ODD-AC-SHIELD)
-            plan = flat_plans[pair * (k_top + 1) + np.minimum(received[tt], k_top)]
-        else:
-            plan = flat_plans[pair]
+        # the plan may depend on how many attacked the target before this round (ODD-AC-SHIELD)
+        earlier = np.minimum(received[tt], k_top) if k_top else 0
+        plan = flat_plans[pair * (k_top + 1) + earlier]
         if c.may_wait:  # no legal attack on that target: the tactics wait
             go = plan >= 0
             f, af, tf, tt, plan = f[go], af[go], tf[go], tt[go], plan[go]
@@ -741,6 +755,189 @@ def _count_finished(
     tally.hp_left += np.maximum(hp, 0).sum(axis=1)
 
 
+# --- the compiled kernel (numba) ------------------------------------------------------------------
+#
+# The same fight, played one fight at a time in machine code: it reads the same tables and follows the
+# same steps as `simulate_batch` above (which stays as the reference and the fallback when numba is
+# missing). `tests/test_sim.py` checks that the two agree.
+
+
+def _numba_play() -> Callable[..., Any] | None:
+    """The numba kernel, compiled on first use (and cached on disk), or None without numba."""
+    global _NUMBA_PLAY
+    if _NUMBA_PLAY is not None:
+        return _NUMBA_PLAY
+    try:
+        import numba  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    _NUMBA_PLAY = numba.njit(cache=True, nogil=True)(_play_fights)
+    return _NUMBA_PLAY
+
+
+_NUMBA_PLAY: Callable[..., Any] | None = None
+
+
+def _play_fights(  # one loop nest, kept together for the compiler
+    seed: int,
+    n: int,
+    side_of: Any,
+    group: bool,
+    init_key: Any,
+    hp_values: Any,
+    hp_off: Any,
+    hp_size: Any,
+    plan_index: Any,
+    dmg_values: Any,
+    dmg_off: Any,
+    dmg_size: Any,
+    out_target: Any,
+    out_attacker: Any,
+    out_back: Any,
+    status_values: Any,
+    status_base: Any,
+    max_rounds: int,
+    first_round: Any,
+    has_first: bool,
+    sides: int,
+    dead: int,
+    wins: Any,
+    rounds: Any,
+    survived: Any,
+    standing: Any,
+    hp_left: Any,
+) -> tuple[int, int]:
+    """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights)."""
+    np.random.seed(seed)
+    count = side_of.size
+    k_top = plan_index.shape[2] - 1
+    hp = np.zeros(count, np.int64)
+    code = np.zeros(count, np.int64)
+    keys = np.zeros(count, np.int64)
+    side_faces = np.zeros(sides, np.int64)
+    order = np.zeros(count, np.int64)
+    first = np.zeros(count, np.int64)
+    received = np.zeros(count, np.int64)
+    downed = np.zeros(count, np.int64)
+    left = np.zeros(sides, np.int64)
+    draws = 0
+    limit = 0
+    for _ in range(n):
+        for j in range(count):
+            hp[j] = hp_values[hp_off[j] + int(np.random.random() * hp_size[j])]
+            code[j] = 0
+        round_no = 0
+        while True:
+            round_no += 1
+            # initiative: ODD-INIT-1..3 (keys per combatant) or ODD-INIT-4 (one d10 a side)
+            for s in range(sides):
+                side_faces[s] = np.random.randint(0, 10)
+            for j in range(count):
+                face = side_faces[side_of[j]] if group else np.random.randint(0, 10)
+                keys[j] = init_key[j, face] if code[j] == 0 else 0
+            if round_no == 1 and has_first:  # ODD-INIT-5: the tabulated round-1 order
+                units = sides if group else count
+                pattern = 0
+                scale = 1
+                for i in range(units):
+                    above = 0
+                    for j in range(units):
+                        if group:
+                            above += side_faces[j] > side_faces[i]
+                        else:
+                            above += keys[j] > keys[i]
+                    pattern += above * scale
+                    scale *= units
+                for p in range(count):
+                    order[p] = first_round[pattern, 0, p]
+                    first[p] = first_round[pattern, 1, p]
+            else:
+                for i in range(count):
+                    above = 0
+                    before = 0
+                    for j in range(count):
+                        if keys[j] > keys[i]:
+                            above += 1
+                        elif keys[j] == keys[i] and j < i:
+                            before += 1
+                    order[above + before] = i
+                    first[above + before] = above
+            for j in range(count):
+                received[j] = 0
+                downed[j] = -1
+            for p in range(count):
+                a = order[p]
+                if code[a] != 0 and downed[a] < first[p]:
+                    continue  # ODD-INIT-3: only those down since their slot began still act
+                target = -1
+                best = 0
+                for j in range(count):  # engine/tactics.py: fewest hit points, ties to the file order
+                    if side_of[j] != side_of[a] and code[j] == 0 and (target < 0 or hp[j] < best):
+                        target = j
+                        best = hp[j]
+                if target < 0:
+                    continue
+                plan = plan_index[a, target, min(received[target], k_top)]
+                if plan < 0:
+                    continue  # no legal attack: the tactics wait
+                received[target] += 1
+                outcome = dmg_values[dmg_off[plan] + int(np.random.random() * dmg_size[plan])]
+                hp[target] -= out_target[outcome]
+                code[target] = status_values[status_base[target] + hp[target]]
+                if code[target] != 0 and downed[target] < 0:
+                    downed[target] = p
+                received[a] += out_back[outcome]
+                if out_attacker[outcome] > 0:  # MF-FUMBLE-2: struck back
+                    hp[a] -= out_attacker[outcome]
+                    code[a] = status_values[status_base[a] + hp[a]]
+                    if code[a] != 0 and downed[a] < 0:
+                        downed[a] = p
+            for s in range(sides):
+                left[s] = 0
+            for j in range(count):
+                if code[j] == 0:
+                    left[side_of[j]] = 1
+            standing_sides = 0
+            winner = -1
+            for s in range(sides):
+                if left[s]:
+                    standing_sides += 1
+                    winner = s
+            if standing_sides <= 1 or round_no >= max_rounds:
+                rounds[round_no] += 1
+                if standing_sides == 1:
+                    wins[winner] += 1
+                elif standing_sides == 0:
+                    draws += 1
+                else:
+                    limit += 1
+                for j in range(count):
+                    survived[j] += code[j] != dead
+                    standing[j] += code[j] == 0
+                    hp_left[j] += max(hp[j], 0)
+                break
+    return draws, limit
+
+
+def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | None:
+    """`simulate_batch` in the numba kernel (seeded from `rng`), or None when numba is missing."""
+    play = _numba_play()
+    if play is None:
+        return None
+    tally = Tally.empty(len(c.sides), c.count, c.max_rounds)
+    tally.fights = n
+    dead = c.status_names.index(hit_points.DEAD) if hit_points.DEAD in c.status_names else -1
+    patterns = c.first_round if c.first_round is not None else np.zeros((1, 2, c.count), np.int64)
+    tally.draws, tally.round_limit = play(
+        int(rng.integers(0, 2**31 - 1)), n, c.side_of, c.group_initiative, c.init_key.astype(np.int64),
+        c.hp_values, c.hp_off, c.hp_size, c.plan_index, c.dmg_values, c.dmg_off, c.dmg_size,
+        c.out_target, c.out_attacker, c.out_back, c.status_values, c.status_base, c.max_rounds,
+        patterns, c.first_round is not None, len(c.sides), dead,
+        tally.wins, tally.rounds, tally.survived, tally.standing, tally.hp_left,
+    )  # fmt: skip
+    return tally
+
+
 # --- the event engine, fight by fight -------------------------------------------------------------
 
 
@@ -777,6 +974,7 @@ class Job:
     n: int
     batch: int
     seed: int
+    kernel: str = NUMPY
 
     @property
     def batches(self) -> int:
@@ -787,9 +985,13 @@ class Job:
 
     def run(self, index: int, seeds: np.random.SeedSequence) -> Tally:
         rng = np.random.default_rng(seeds)
-        if self.compiled is not None:
-            return simulate_batch(self.compiled, self.size(index), rng)
-        return event_batch(self.setup, self.size(index), rng)
+        if self.compiled is None:
+            return event_batch(self.setup, self.size(index), rng)
+        if self.kernel == NUMBA:
+            tally = compiled_batch(self.compiled, self.size(index), rng)
+            if tally is not None:
+                return tally
+        return simulate_batch(self.compiled, self.size(index), rng)
 
 
 _WORKER_JOB: Job | None = None
@@ -817,7 +1019,7 @@ class SimResult:
     workers: int
     seconds: float
     exact_tables: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
+    kernel: str = ""  # NUMBA or NUMPY on the vectorised path, "" on the event engine
 
     def win_rate(self, side: str) -> float:
         return float(self.tally.wins[self.setup.sides.index(side)]) / max(1, self.tally.fights)
@@ -841,6 +1043,7 @@ class SimResult:
             "workers": self.workers,
             "path": self.path,
             "fallback_reason": self.reason or None,
+            "kernel": self.kernel or None,
             "exact_tables": self.exact_tables,
             "seconds": round(self.seconds, 3),
             "fights_per_second": round(t.fights / self.seconds) if self.seconds > 0 else None,
@@ -905,16 +1108,26 @@ def simulate(
     progress: Callable[[int, int], None] | None = None,
     force_engine: bool = False,
     batch: int | None = None,
+    kernel: str | None = None,
 ) -> SimResult:
     """Play `n` fights of `setup`. Same seed and worker count → identical result (each batch is seeded
-    from a SeedSequence spawned by batch index, so the result does not depend on the workers at all)."""
+    from a SeedSequence spawned by batch index, so the result does not depend on the workers at all).
+
+    `kernel`: NUMBA (compiled, the default when numba is installed) or NUMPY (the array reference)."""
     if n < 1:
         raise IllegalActionError(f"the number of fights must be at least 1, not {n}")
     if workers < 1:
         raise IllegalActionError(f"the number of workers must be at least 1, not {workers}")
     started = time.perf_counter()
     compiled, reason = plan_run(setup, force_engine)
-    job = Job(setup, compiled, n, batch or batch_size(compiled), seed)
+    kernel = kernel or default_kernel()
+    if kernel not in {NUMBA, NUMPY}:
+        raise IllegalActionError(f"unknown kernel {kernel!r}; kernels: {NUMBA}, {NUMPY}")
+    if kernel == NUMBA and (_numba_play() is None or compiled is None):
+        kernel = NUMPY if compiled is not None else ""
+    if kernel == NUMBA and compiled is not None:
+        compiled_batch(compiled, 1, np.random.default_rng(0))  # compile (or load) before any fork
+    job = Job(setup, compiled, n, batch or batch_size(compiled), seed, kernel or NUMPY)
     seeds = np.random.SeedSequence(seed).spawn(job.batches)
     tally = Tally.empty(len(setup.sides), len(setup.combatants), setup.max_rounds)
     for part in _run_batches(job, seeds, workers):
@@ -923,8 +1136,15 @@ def simulate(
             progress(tally.fights, n)
     return SimResult(
         setup, tally, VECTORISED if compiled else EVENT_ENGINE, reason, seed, workers,
-        time.perf_counter() - started, compiled.exact if compiled else True,
+        time.perf_counter() - started, compiled.exact if compiled else True, kernel,
     )  # fmt: skip
+
+
+def default_kernel() -> str:
+    """NUMBA when numba is installed, unless REFEREE_SIM_KERNEL=numpy asks for the array kernel."""
+    if os.environ.get("REFEREE_SIM_KERNEL", "").lower() == NUMPY:
+        return NUMPY
+    return NUMBA if _numba_play() is not None else NUMPY
 
 
 def _run_batches(job: Job, seeds: list[np.random.SeedSequence], workers: int) -> Iterator[Tally]:

@@ -95,3 +95,16 @@ def test_missing_file_is_one_line() -> None:
 def test_parse_count() -> None:
     assert parse_count("1e6") == 1_000_000 and parse_count("10k") == 10_000 and parse_count("1_000") == 1000
     assert parse_count("2M") == 2_000_000
+
+
+def test_progress_bar_appears_only_after_its_delay() -> None:
+    from referee.commands.sim import LazyProgress
+
+    quiet = LazyProgress("quick", delay=3600)
+    quiet(1, 10)
+    assert quiet.bar is None
+    shown = LazyProgress("slow", delay=0)
+    shown(1, 10)
+    shown(5, 10)
+    assert shown.bar is not None and shown.bar.tasks[0].completed == 5
+    shown.close()

@@ -272,6 +272,7 @@ def test_bad_requests_store_nothing(api: Api, started: str, req: tuple[str, str,
 )
 @example(body={"data": {**ENCOUNTER, "ruleset": "/etc/passwd"}})
 @example(body={"text": "a: &a [*a]"})
+@example(body={"\n": None})
 @example(body={"data": ENCOUNTER, "text": "x"})
 @example(body={"example": "../../pyproject.toml"})
 def test_bad_encounters_create_nothing(api: Api, body: Any) -> None:

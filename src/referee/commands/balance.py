@@ -140,6 +140,7 @@ class Balancer:
     def level(self, level: int, start: int = 1) -> LevelResult:
         """Walk the number of fighters up (or down) to where the monster's win rate crosses 50%."""
         tried: dict[int, float] = {}
+        self.paths = set()
 
         def rate(n: int) -> float:
             if n == 0:
@@ -191,10 +192,12 @@ def balance(
     balancer = Balancer(monsters, extra, ruleset, fights, seed, workers)
     balancer.setup(1, 1)  # a bad monster or ruleset fails here, before any simulation
     results: list[LevelResult] = []
+    paths: set[str] = set()
     start = 1
     for level in wanted:
         result = balancer.level(level, start)
         results.append(result)
+        paths |= balancer.paths
         start = result.fighters or MAX_FIGHTERS
     overall = harmonic_mean([r.equivalent for r in results if r.equivalent is not None])
     data = {
@@ -216,4 +219,4 @@ def balance(
                       f"{r.monster_win_rate:.1%}", f"{r.equivalent:.1f}" if r.equivalent else "-")  # fmt: skip
     console.print(table)
     console.print(f"equivalent hit dice: {overall:.1f}" if overall else "equivalent hit dice: -")
-    console.print(f"path: {', '.join(sorted(balancer.paths))}", markup=False)
+    console.print(f"path: {', '.join(sorted(paths))}", markup=False)

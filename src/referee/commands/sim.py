@@ -110,6 +110,7 @@ def print_result(result: SimResult, plot: Path | None = None) -> None:
     data = result.to_dict()
     path = data["path"]
     why = f" (fallback: {data['fallback_reason']})" if data["fallback_reason"] else ""
+    why += f" ({data['kernel']} kernel)" if data["kernel"] else ""
     console.print(f"[bold]{data['encounter']}[/bold] · ruleset {data['ruleset']} · {data['fights']:,} fights")
     console.print(f"path: {path}{why}", markup=False)
     sides = Table(title="sides")

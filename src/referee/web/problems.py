@@ -108,9 +108,11 @@ def _validation_message(exc: RequestValidationError) -> str:
     if not errors:
         return "bad request"
     first = errors[0]
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+    # a key from the body may hold a line break: quote such parts to keep the message on one line
+    where = ".".join(str(p) if str(p).isprintable() else repr(p) for p in first.get("loc", ()) if p != "body")
     more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-    return f"{where + ': ' if where else ''}{first.get('msg', 'invalid')}{more}"
+    message = " ".join(str(first.get("msg", "invalid")).split())
+    return f"{where + ': ' if where else ''}{message}{more}"
 
 
 def install(app: FastAPI) -> None:
