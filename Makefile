@@ -16,6 +16,9 @@ demo: $(STAMP)
 	@$(VENV)/bin/referee fight examples/angthar_and_the_goblins.yaml --seed 7
 
 test: $(STAMP)
+	@$(VENV)/bin/ruff check src tests benchmarks
+	@$(VENV)/bin/ruff format --check --quiet src tests benchmarks
+	@$(VENV)/bin/mypy
 	@$(PY) -m pytest -n 2 -p no:cacheprovider $(PYTEST_ARGS)
 
 lint: $(STAMP)

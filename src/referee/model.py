@@ -157,7 +157,9 @@ class ModifierSpec(Spec):
         from referee.rules.situational import ruling_band
 
         if self.band is not None and ruling_band(self.value) != self.band:
-            raise ValueError(f"a {self.value:+d} modifier is {ruling_band(self.value)}, not {self.band} (ODD-SIT-2)")
+            raise ValueError(
+                f"a {self.value:+d} modifier is {ruling_band(self.value)}, not {self.band} (ODD-SIT-2)"
+            )
         return self
 
 
@@ -185,7 +187,9 @@ class TacticSpec(Spec):
     maneuver: Literal["attack", "charge", "grapple", "pummel", "overbear", "touch", "hold"] = "attack"
     target: Annotated[str, Field(min_length=1, max_length=60)] | None = None
     weapon: Annotated[str, Field(min_length=1, max_length=80)] | None = None
-    rounds: list[Annotated[int, Field(ge=1, le=1000)]] | None = None  # rounds to use it in; None = every round
+    rounds: list[Annotated[int, Field(ge=1, le=1000)]] | None = (
+        None  # rounds to use it in; None = every round
+    )
     distance: Annotated[int, Field(ge=0, le=10000)] | None = None  # feet to the target without grid positions
     situation: SituationSpec = SituationSpec()
 
@@ -204,7 +208,9 @@ class InitialCondition(Spec):
         if value not in CONDITIONS:
             raise ValueError(f"unknown condition {value!r}; conditions: {', '.join(sorted(CONDITIONS))}")
         if value in PAIRED:
-            raise ValueError(f"condition {value!r} needs a partner in the fight; it arises from an attack, not at set-up")
+            raise ValueError(
+                f"condition {value!r} needs a partner in the fight; it arises from an attack, not at set-up"
+            )
         return value
 
 

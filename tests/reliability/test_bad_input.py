@@ -234,7 +234,7 @@ def test_count_expansion_clashing_with_a_name_is_refused() -> None:
         setup_from_data(data)
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(80))
 @given(st.binary(max_size=400))
 @example(b"\xff\xfe\x00a")
 @example(b"\xef\xbb\xbfname: x")

@@ -9,7 +9,8 @@ from referee.rules.ruleset import Ruleset
 
 
 @pytest.mark.parametrize(
-    ("score", "mod"), [(3, -3), (5, -2), (8, -1), (9, 0), (12, 0), (13, 1), (14, 1), (16, 2), (17, 2), (18, 3)]
+    ("score", "mod"),
+    [(3, -3), (5, -2), (8, -1), (9, 0), (12, 0), (13, 1), (14, 1), (16, 2), (17, 2), (18, 3)],
 )
 def test_odd_table(score: int, mod: int) -> None:
     # rule: ODD-MELEE-2 (Str 14 → +1), ODD-GRAP-2 (Dex 14 → +1)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.conftest import make_setup
+
 from referee.dice import ScriptedDice
 from referee.engine.actions import Attack
 from referee.engine.fight import Fight
 from referee.engine.resolve import attack_context
 from referee.rules.attack import plan_attack, range_band
-from tests.conftest import make_setup
 
 
 def archer_fight(**archer: Any) -> Fight:
@@ -26,7 +27,9 @@ def archer_fight(**archer: Any) -> Fight:
 
 
 def plan(fight: Fight, weapon: str, distance: int) -> Any:
-    return plan_attack(attack_context(fight.state, Attack("Archer", target="Orc", weapon=weapon, distance=distance)))
+    return plan_attack(
+        attack_context(fight.state, Attack("Archer", target="Orc", weapon=weapon, distance=distance))
+    )
 
 
 def test_ranged_to_hit_uses_dex() -> None:
