@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,16 @@ from referee.files import Setup, setup_from_data
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+
+def referee(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the `referee` command as a user does: a real process, its exit status and output."""
+    return subprocess.run(
+        [sys.executable, "-c", "from referee.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def angthar_data(goblins: int = 1, goblin_hp: int | None = 4, **extra: Any) -> dict[str, Any]:

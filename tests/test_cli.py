@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import yaml
-from tests.conftest import EXAMPLES, angthar_data
+from tests.conftest import EXAMPLES, angthar_data, referee
 
 EXAMPLE = str(EXAMPLES / "angthar_and_the_goblins.yaml")
-
-
-def referee(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from referee.cli import main; main()", *args],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 def test_fight_prints_an_explained_account() -> None:

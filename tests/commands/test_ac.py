@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, referee
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -15,13 +13,6 @@ from referee.files import load_encounter
 from referee.rules.dac import armour_classes
 
 LUCAS_AND_KRIEGER = str(EXAMPLES / "lucas_and_krieger.yaml")
-
-
-def referee(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from referee.cli import main; main()", *args],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 def in_process(*args: str) -> str:

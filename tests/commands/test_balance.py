@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from tests.conftest import referee
 
 from referee.commands.balance import Balancer, harmonic_mean, parse_levels, standard_fighter
 
@@ -20,13 +19,6 @@ OGRE = {
     "size": "large",
     "weapons": [{"name": "club", "damage": "1d10"}],
 }
-
-
-def referee(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from referee.cli import main; main()", *args],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 def write(tmp_path: Path, data: object) -> str:

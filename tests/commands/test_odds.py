@@ -10,16 +10,9 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.conftest import angthar_data
+from tests.conftest import angthar_data, referee
 
 from referee.cli import main
-
-
-def referee(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from referee.cli import main; main()", *args],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 def referee_here(

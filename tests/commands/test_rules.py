@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, referee
 
 from referee.rules.ruleset import OPTIONS, PRESETS
-
-
-def referee(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from referee.cli import main; main()", *args],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 def rules_json(*args: str) -> dict:  # type: ignore[type-arg]

@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, referee
 
 from referee.commands.sim import parse_count
 
 DUEL = str(EXAMPLES / "duel.yaml")
 GOBLINS = str(EXAMPLES / "angthar_and_the_goblins.yaml")
-
-
-def referee(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from referee.cli import main; main()", *args],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 def sim_json(*args: str) -> dict:  # type: ignore[type-arg]
