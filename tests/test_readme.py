@@ -46,3 +46,9 @@ def test_every_command_in_the_table_exists() -> None:
     table = README.split("## Commands", 1)[1].split("\n\n", 2)[1]
     for name in re.findall(r"`referee (\w+)", table):
         assert name in registered, name
+
+
+def test_every_example_is_listed_and_every_listed_example_exists() -> None:
+    listed = set(re.findall(r"`(examples/[\w.]+\.yaml)`", README.split("## Examples", 1)[1].split("\n## ", 1)[0]))
+    present = {f"examples/{p.name}" for p in (ROOT / "examples").glob("*.yaml")}
+    assert listed == present
