@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from referee.engine.state import CombatantState
+
 from fractions import Fraction
 
 import pytest
@@ -127,3 +132,47 @@ def test_no_missile_attack_beyond_long_range() -> None:
     assert plan(state, "Ann", "Orc", distance=90).check.bonus == 3 - 6
     with pytest.raises(IllegalActionError, match="ODD-RANGED-3"):
         plan(state, "Ann", "Orc", distance=91)
+
+
+def _mover(conditions: list[str] | None = None, **encounter: object) -> CombatantState:
+    from tests.conftest import make_setup
+
+    from referee.dice import ScriptedDice
+    from referee.engine.fight import Fight
+
+    data = {
+        "sides": [
+            {
+                "name": "A",
+                "combatants": [
+                    {"name": "Diver", "hp": 9, "level": 1, "move": 30, "conditions": conditions or []}
+                ],
+            },
+            {
+                "name": "B",
+                "combatants": [{"name": "Eel", "hp": 5, "hit_dice": 1, "swim": 40, "aquatic": True}],
+            },
+        ],
+        **encounter,
+    }
+    fight = Fight(make_setup(data))
+    fight.begin(ScriptedDice([]))
+    return fight.state["Diver"]
+
+
+def test_underwater_non_native_moves_at_a_third() -> None:
+    # rule: MOD-UW-2: 30 ft → 10 ft for a non-native swimmer underwater
+    from referee.rules.movement import allowance
+
+    assert allowance(_mover(environment={"underwater": True}, ruleset="mod")) == 10
+    assert allowance(_mover(environment={"underwater": True}, ruleset="mf")) == 30  # 003 has no such rule
+    assert allowance(_mover()) == 30
+
+
+def test_slowed_moves_at_half_speed_and_stunned_not_at_all() -> None:
+    # rule: MOD-COND-SLOWED (half speed), MOD-COND-STUN-1 (immobile, no 5-ft minimum)
+    from referee.rules.movement import allowance, is_restrained
+
+    assert allowance(_mover(["slowed"], ruleset="mod")) == 15
+    stunned = _mover(["stunned"], ruleset="mod")
+    assert allowance(stunned) == 0 and is_restrained(stunned)

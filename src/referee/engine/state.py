@@ -29,6 +29,7 @@ class Condition:
 @dataclass
 class CombatantState:
     spec: Combatant
+    fight: FightState | None = field(default=None, repr=False, compare=False)  # the fight it is part of
     hp: int = 0
     max_hp: int = 0
     subdual: int = 0
@@ -96,7 +97,7 @@ class FightState:
     def initial(cls, setup: Setup) -> FightState:
         state = cls(setup)
         for spec in setup.combatants:
-            state.combatants[spec.name] = CombatantState(spec=spec, position=spec.position)
+            state.combatants[spec.name] = CombatantState(spec=spec, fight=state, position=spec.position)
         return state
 
     # --- queries -------------------------------------------------------------------------------

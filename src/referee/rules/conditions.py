@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import ClassVar
 
 from referee.checks import Modifier
@@ -32,7 +33,7 @@ from referee.engine.fight import START_OF_ROUND
 from referee.engine.state import CombatantState, FightState
 from referee.engine.tactics import OVERRIDES
 from referee.errors import IllegalActionError
-from referee.rules import hooks, initiative
+from referee.rules import hooks, initiative, movement
 from referee.rules.attack import AttackPlan, DamagePlan
 from referee.rules.context import (
     AttackContext,
@@ -673,3 +674,23 @@ hooks.AUTOMATIC_RULES.append(coup_de_grace)
 hooks.DAMAGE_PLAN_RULES.extend([coup_damage, backstab_damage, called_shot_damage])
 engine.AFTER_ATTACK.extend([wake_sleepers, called_shot_result])
 OVERRIDES.insert(0, unable_to_act)  # before any other choice: it cannot act at all
+
+
+def condition_rate(c: CombatantState) -> tuple[Fraction, str, str] | None:
+    """Movement under 001's conditions: no movement when the creature may not act physically
+    (MOD-COND-STUN-1 immobile, MOD-COND-HELD, MOD-COND-PARA-1/2, MOD-COND-NAUSEA); half speed when
+    magically slowed (MOD-COND-SLOWED)."""
+    if c.fight is None:
+        return None
+    limit = action_limit(c, c.fight.setup.ruleset)
+    if limit is None:
+        return None
+    name, row = limit
+    if row.actions in {"none", "mental"}:
+        return Fraction(0), row.rule, f"{name}: cannot move"
+    if row.actions == "half":
+        return Fraction(1, 2), "MOD-COND-SLOWED", "slowed: half speed"
+    return None
+
+
+movement.RATE_RULES.append(condition_rate)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 from referee.checks import Modifier
@@ -28,7 +29,7 @@ from referee.engine.fight import END_OF_ROUND
 from referee.engine.state import CombatantState, FightState
 from referee.errors import EncounterFileError, IllegalActionError
 from referee.model import Combatant, DamageType, WeaponKind
-from referee.rules import hooks
+from referee.rules import hooks, movement
 from referee.rules.attack import DamagePlan
 from referee.rules.conditions import DELAY_SOURCES
 from referee.rules.context import (
@@ -525,3 +526,15 @@ hooks.ALLOW_RULES.extend([cover_allowed, visibility_allowed, underwater_allowed]
 hooks.MISS_CHANCE_RULES.append(visibility_miss_chance)
 hooks.ADVANTAGE_RULES.extend([invisible_attacker_advantage, underwater_disadvantage])
 hooks.DAMAGE_PLAN_RULES.extend([minimum_one, arrows_spent, aerial_charge])
+
+
+def underwater_rate(c: CombatantState) -> tuple[Fraction, str, str] | None:
+    """MOD-UW-2: a non-native swimmer moves at a third of its rate underwater (fractions dropped)."""
+    if c.fight is None or not env(c.fight).underwater:
+        return None
+    if c.fight.setup.ruleset["underwater"] != "mod_penalties" or swimmer_kind(c.spec) != "non-native":
+        return None
+    return Fraction(1, 3), "MOD-UW-2", "underwater, not a native swimmer"
+
+
+movement.RATE_RULES.append(underwater_rate)

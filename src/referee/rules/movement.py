@@ -13,7 +13,7 @@ round (ODD-CHARGE-4), no +2 if the charged defender hit the charger first (ODD-C
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -66,12 +66,24 @@ def drop_fractions(feet: Fraction | int) -> int:
     return max(1, int(feet))
 
 
+# Other rule modules scale the rate here (underwater, slowed, stunned): (factor, rule, reason) or None.
+# A factor of 0 means the creature cannot move at all this round (no 5-ft minimum, ODD-MOVE-7).
+RATE_RULES: list[Callable[[CombatantState], tuple[Fraction, str, str] | None]] = []
+
+
+def rate_factors(c: CombatantState) -> list[tuple[Fraction, str, str]]:
+    return [f for rule in RATE_RULES if (f := rule(c)) is not None]
+
+
 def base_rate(c: CombatantState) -> int:
-    """ODD-MOVE-1: the listed rate, reduced by the heaviest encumbrance condition (GAP-ENCUMBRANCE)."""
+    """ODD-MOVE-1: the listed rate, reduced by the heaviest encumbrance condition (GAP-ENCUMBRANCE),
+    then by any registered rate rule (MOD-UW-2 underwater, MOD-COND-SLOWED)."""
     factors = [f for name, f in ENCUMBRANCE.items() if c.has(name)]
     rate = c.spec.move
     if factors and rate:
         rate = drop_fractions(rate * min(factors))
+    for factor, _rule, _reason in rate_factors(c):
+        rate = int(rate * factor) if factor else 0
     return rate
 
 
@@ -127,7 +139,7 @@ def squares(feet: int) -> int:
 
 
 def is_restrained(c: CombatantState) -> bool:
-    return any(c.has(name) for name in IMMOBILE)
+    return any(c.has(name) for name in IMMOBILE) or any(f == 0 for f, _, _ in rate_factors(c))
 
 
 def allowance(c: CombatantState, pace: str = "walk", reduction: Fraction = Fraction(0)) -> int:
