@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.conftest import EXAMPLES
 
 from referee.dice import RandomDice
 from referee.engine.fight import replay, run_fight
 from referee.files import load_encounter
-from tests.conftest import EXAMPLES
 
 ENCOUNTERS = sorted(p for p in EXAMPLES.glob("*.yaml") if "sides:" in p.read_text(encoding="utf-8"))
 
