@@ -49,6 +49,8 @@ def test_every_command_in_the_table_exists() -> None:
 
 
 def test_every_example_is_listed_and_every_listed_example_exists() -> None:
-    listed = set(re.findall(r"`(examples/[\w.]+\.yaml)`", README.split("## Examples", 1)[1].split("\n## ", 1)[0]))
+    listed = set(
+        re.findall(r"`(examples/[\w.]+\.yaml)`", README.split("## Examples", 1)[1].split("\n## ", 1)[0])
+    )
     present = {f"examples/{p.name}" for p in (ROOT / "examples").glob("*.yaml")}
     assert listed == present
