@@ -312,7 +312,8 @@ class SideSpec(Spec):
 
 
 class SurpriseSpec(Spec):
-    """The referee's surprise ruling (ODD-SURP-1..3): who may be surprised and how they check."""
+    """The referee's surprise ruling (ODD-SURP-1..3; MF-VIS-7 for a stealthy attacker sneaking up on an
+    unaware enemy): who may be surprised and how they check."""
 
     possible: bool = True
     sides: list[str] = []  # sides that could be surprised

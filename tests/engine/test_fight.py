@@ -294,3 +294,16 @@ def test_characters_fall_unconscious_monsters_die() -> None:
     fight.act(Attack("Goblin", target="Angthar"), ScriptedDice([15, 5]))
     assert fight.state["Angthar"].status == "unconscious"
     assert types(fight.events)[-1] == "fight_end"
+
+
+def test_stealthy_attacker_surprise_under_mf() -> None:
+    # rule: MF-VIS-7 (the referee rules a sneaking attacker may surprise: `surprise.sides`),
+    # MF-SURP-1 (a bonus round), MF-SURP-2 (the ambusher's first attack with advantage)
+    data = angthar_data(ruleset="mf", surprise={"sides": ["Goblins"]})
+    fight = Fight(make_setup(data))
+    fight.begin(ScriptedDice([18]))  # the goblin's Wisdom check fails: 18 > 10
+    assert fight.state.free_round and fight.next_actor() == "Angthar"
+    events = fight.act(Attack("Angthar", target="Goblin"), ScriptedDice([3, 15, 6]))
+    attack = next(e for e in events if e.type is EventType.ATTACK)
+    assert [d.value for d in attack.dice] == [3, 15]  # two d20, the higher kept
+    assert attack.data["keep"] == "highest" and attack.data["natural"] == 15
