@@ -566,3 +566,52 @@ def test_overloaded_cannot_charge_mod_cond_enc_3() -> None:
     with pytest.raises(IllegalActionError, match="MOD-COND-ENC-3"):
         conditions.overloaded_cannot_charge(replace(ctx, charge=True))
     conditions.overloaded_cannot_charge(ctx)
+
+
+def _caster(condition: str, ruleset: str = "mod") -> Fight:
+    from tests.conftest import make_setup
+
+    data = {
+        "ruleset": ruleset,
+        "sides": [
+            {"name": "A", "combatants": [{"name": "Mage", "hp": 6, "level": 3, "conditions": [condition]}]},
+            {"name": "B", "combatants": [{"name": "Orc", "hp": 5, "hit_dice": 1}]},
+        ],
+    }
+    fight = Fight(make_setup(data))
+    fight.begin(ScriptedDice([]))
+    fight.start_round(ScriptedDice([9, 1]))
+    return fight
+
+
+def test_deafened_caster_may_lose_a_verbal_spell() -> None:
+    # rule: MOD-COND-DEAF (TV-DER-10): one round (10 segments) → 20%; d100 20 fails, 21 works; 3 segments → 10%
+    from referee.engine.odd_actions import CastSpell
+
+    fight = _caster("deafened")
+    events = fight.act(CastSpell("Mage", spell="sleep", delivery="area"), ScriptedDice([20]))
+    check = next(e for e in events if e.rule == "MOD-COND-DEAF")
+    assert (check.total, check.target_number, check.hit) == (20, 20, False)
+    fight = _caster("deafened")
+    events = fight.act(CastSpell("Mage", spell="sleep", delivery="area"), ScriptedDice([21]))
+    assert not [e for e in events if e.rule == "MOD-COND-DEAF"]
+    fight = _caster("deafened")
+    events = fight.act(CastSpell("Mage", spell="light", delivery="area", segments=3), ScriptedDice([11]))
+    assert not [e for e in events if e.rule == "MOD-COND-DEAF"]
+    fight = _caster("deafened")
+    events = fight.act(CastSpell("Mage", spell="command", verbal=False), ScriptedDice([]))
+    assert events[0].text.startswith("Mage casts command")
+
+
+def test_blind_caster_cannot_target_a_spell() -> None:
+    # rule: MOD-COND-BLIND-2 (TV-001-06): area and touch spells are fine, a chosen target is not
+    from referee.engine.odd_actions import CastSpell
+    from referee.errors import IllegalActionError
+
+    fight = _caster("blind")
+    with pytest.raises(IllegalActionError, match="MOD-COND-BLIND-2"):
+        fight.act(CastSpell("Mage", spell="magic missile", target="Orc"), ScriptedDice([]))
+    events = fight.act(CastSpell("Mage", spell="fireball", delivery="area"), ScriptedDice([]))
+    assert events[0].text.startswith("Mage casts fireball")
+    odd = _caster("blind", ruleset="odd")
+    odd.act(CastSpell("Mage", spell="magic missile", target="Orc"), ScriptedDice([]))  # 000 has no such limit

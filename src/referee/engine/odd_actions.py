@@ -18,6 +18,7 @@ free, a caster keeps casting, the encounter file's `tactic`, closing in on the g
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -446,6 +447,26 @@ class CastSpell(Action):
     damage: int | None = None
     subdual: bool = False
     effect: str = ""
+    delivery: str = "target"  # target, area or touch (MOD-COND-BLIND-2)
+    verbal: bool = True  # has a verbal component (MOD-COND-DEAF)
+    segments: int | None = None  # casting time in segments; default 10 a round (GAP-CASTING-TIME)
+
+
+# Checks on a spell as its casting starts (blind or deafened casters...). Each raises IllegalActionError
+# when the spell cannot be cast, returns events when it is cast but fails, or None.
+CAST_CHECKS: list[Callable[[FightState, CombatantState, CastSpell, DiceSource], list[Event] | None]] = []
+
+
+def _cast_failure(
+    state: FightState, c: CombatantState, action: CastSpell, dice: DiceSource
+) -> list[Event] | None:
+    for check in CAST_CHECKS:
+        failed = check(state, c, action, dice)
+        if failed:
+            start = action_event(state, c.name, "ODD-ACT-CAST-1", f"{c.name} casts {action.spell}", kind="cast",
+                                 spell=action.spell, target=action.target, moved=action.moved)  # fmt: skip
+            return [start, *failed]
+    return None
 
 
 def _casting_limits(state: FightState, c: CombatantState, action: CastSpell) -> None:
@@ -480,6 +501,9 @@ def resolve_cast(state: FightState, action: CastSpell, dice: DiceSource) -> list
         out.append(event(EventType.CONDITION, r, actor=c.name, target=c.name, rule="ODD-ACT-CAST-2",
                          text=f"{c.name} is no longer casting", data={"condition": "casting", "added": False}))  # fmt: skip
         return out + referee_effect(state, c.name, action.target, action.damage, action.subdual, action.spell)
+    failed = _cast_failure(state, c, action, dice)
+    if failed:
+        return failed
     if action.rounds == 1:
         text = f"{c.name} casts {action.spell}" + (f": {action.effect}" if action.effect else "")
         out = [action_event(state, c.name, "ODD-ACT-CAST-1", text, kind="cast", spell=action.spell, target=action.target,

@@ -30,6 +30,7 @@ from referee.engine import resolve as engine
 from referee.engine.actions import Action, Attack, Wait, register_action
 from referee.engine.events import Event, EventType, event
 from referee.engine.fight import START_OF_ROUND
+from referee.engine.odd_actions import CAST_CHECKS, CastSpell
 from referee.engine.state import CombatantState, FightState
 from referee.engine.tactics import OVERRIDES
 from referee.errors import IllegalActionError
@@ -694,3 +695,28 @@ def condition_rate(c: CombatantState) -> tuple[Fraction, str, str] | None:
 
 
 movement.RATE_RULES.append(condition_rate)
+
+
+def spell_checks(
+    state: FightState, c: CombatantState, action: CastSpell, dice: DiceSource
+) -> list[Event] | None:
+    """MOD-COND-BLIND-2 (a blind caster cannot cast a targeted spell) and MOD-COND-DEAF (a deafened
+    caster's verbal spell fails on d100 <= 10, or <= 20 when it takes more than 3 segments)."""
+    blind_spell_allowed(c, action.delivery, state.setup.ruleset)
+    if not (action.verbal and c.has("deafened")):
+        return None
+    segments = action.segments if action.segments is not None else 10 * action.rounds
+    chance = deaf_failure_chance(segments)
+    tape = DiceTape(dice)
+    face = tape.roll(100, f"deafened spell failure {c.name}")
+    if face > chance:
+        return None
+    return [
+        event(EventType.CHECK, state.round, actor=c.name, dice=tape.take(), total=face, target_number=chance,
+              hit=False, rule="MOD-COND-DEAF",
+              text=f"{c.name} is deafened: d100 {face} <= {chance}% → {action.spell} fails",
+              data={"check": "deafened spell", "spell": action.spell})
+    ]  # fmt: skip
+
+
+CAST_CHECKS.append(spell_checks)
