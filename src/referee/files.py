@@ -158,19 +158,39 @@ def describe_validation_error(exc: ValidationError, where: str) -> str:
     # Union fields report one error per member; the deepest one is the one the user meant.
     err = max(exc.errors(), key=lambda e: len(e["loc"]))
     # a key from the file may hold a line break or a control character: quote it to keep one line
-    loc = ".".join(str(p) if str(p).isprintable() else repr(p) for p in err["loc"] if not _is_type_tag(p))
+    loc = ".".join(str(p) if str(p).isprintable() else repr(p) for p in _user_location(err["loc"]))
     msg = " ".join(err["msg"].removeprefix("Value error, ").split())
     more = f" (and {len(exc.errors()) - 1} more problems)" if len(exc.errors()) > 1 else ""
     return f"{where}: {loc + ': ' if loc else ''}{msg}{more}"
 
 
-_TYPE_TAGS = ("str", "int", "bool", "float", "list[", "dict[", "tuple[", "function-", "literal[")
+_TYPE_TAGS = ("str", "int", "bool", "float")
 
 
-def _is_type_tag(part: object) -> bool:
-    """Pydantic puts the union member's type in an error's location; users never wrote that."""
+def _is_type_tag(part: object, after: object) -> bool:
+    """Pydantic puts the union member's type in an error's location; users never wrote that. A bare
+    type name is a tag only after a list index or another tag (`weapons.0.str`), not as a field name
+    (`abilities.str`)."""
     text = str(part)
-    return isinstance(part, str) and (text.startswith(_TYPE_TAGS) or (text[:1].isupper() and "Spec" in text))
+    if not isinstance(part, str):
+        return False
+    if (text[:1].isupper() and "Spec" in text) or text.startswith(
+        ("function-", "list[", "dict[", "tuple[", "literal[")
+    ):
+        return True
+    return text in _TYPE_TAGS and (isinstance(after, int) or after is None)
+
+
+def _user_location(loc: tuple[object, ...]) -> list[object]:
+    kept: list[object] = []
+    previous: object = None
+    for part in loc:
+        if _is_type_tag(part, previous):
+            previous = None  # a tag may follow a tag (union inside a union)
+            continue
+        kept.append(part)
+        previous = part
+    return kept
 
 
 def is_preset_name(name: str) -> bool:
