@@ -54,7 +54,10 @@ def test_weapon_fields_override_the_catalog() -> None:
         ),
         (lambda d: d.update(surprise={"sides": ["Nobody"]}), "surprise names side"),
         (lambda d: d["sides"][0]["combatants"][0].update(armour="mithril"), "unknown armour"),
-        (lambda d: d["sides"][0]["combatants"][0]["abilities"].update(str=99), "abilities.str: Input should be less"),
+        (
+            lambda d: d["sides"][0]["combatants"][0]["abilities"].update(str=99),
+            "abilities.str: Input should be less",
+        ),
     ],
 )
 def test_bad_encounters_are_one_line_errors(change, fragment: str) -> None:  # type: ignore[no-untyped-def]

@@ -15,3 +15,4 @@ from referee.rules import dac  # noqa: F401  (DAC layered descending AC: deflect
 from referee.engine import odd_actions as _odd_actions  # noqa: F401  (ODD actions, charge, strays, tactics)
 from referee.rules import conditions  # noqa: F401  (MOD conditions, attack position, segment delays)
 from referee.rules import environment  # noqa: F401  (cover, fog, water, underwater, visibility, drowning, aerial)
+from referee.engine import effects as _effects  # noqa: F401  (area effects with saves: GAP-SAVES, MOD-COVER-EVADE)
