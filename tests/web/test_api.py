@@ -164,6 +164,99 @@ def test_stale_version_is_a_conflict(tracker: Any) -> None:
     assert undo.status_code == 409
 
 
+def seen(state: dict[str, Any]) -> dict[str, int]:
+    """What a tab sends with a change: the version and revision it last saw."""
+    return {"version": state["version"], "revision": state["revision"]}
+
+
+def test_undo_and_new_step_in_another_tab_is_a_conflict_at_the_same_version(tracker: Any) -> None:
+    # the ABA case: tab B undoes a step and takes another, so the log is back at tab A's version with
+    # another history; tab A's stale step must be refused, not computed on tab B's fight
+    eid = tracker.create()
+    tab_a = to_first_action(tracker, eid)  # round 1: Angthar 7, goblin 4 -> Angthar acts
+    undone = tracker.client.post(f"/api/encounters/{eid}/undo", json=seen(tab_a), headers=tracker.auth)
+    assert undone.status_code == 200, undone.text
+    body = {"step": "round", "dice": "1, 9", **seen(undone.json())}
+    tab_b = tracker.client.post(f"/api/encounters/{eid}/steps", json=body, headers=tracker.auth).json()
+    assert tab_b["version"] == tab_a["version"] and tab_b["current"] == "Goblin"  # same count, new history
+    assert tab_b["revision"] > tab_a["revision"]
+
+    stale = post(tracker, eid, "actions", {**seen(tab_a), "action": ATTACK, "dice": "12, 6"})
+    assert stale.status_code == 409, stale.text
+    error = stale.json()["error"]
+    assert "another tab" in error and "reload" in error and f"revision {tab_a['revision']}" in error
+    others: list[tuple[str, dict[str, Any]]] = [
+        ("steps", {"step": "end_round"}),
+        ("undo", {}),
+        ("undo", {"keep": 1}),
+        ("redo", {}),
+    ]
+    for path, extra in others:
+        response = post(tracker, eid, path, {**seen(tab_a), **extra})
+        assert response.status_code == 409 and "reload" in response.json()["error"], (path, response.text)
+    now = tracker.state(eid)
+    assert now["events"] == tab_b["events"] and seen(now) == seen(tab_b)  # nothing stored, nothing undone
+    assert now["current"] == "Goblin" and now["redo"] == 0
+
+    # tab B, up to date, goes on; so does tab A once reloaded
+    fresh = post(tracker, eid, "actions", {**seen(now), "action": {"kind": "wait", "actor": "Goblin"}})
+    assert fresh.status_code == 200, fresh.text
+
+
+def test_revision_moves_on_with_every_change_and_never_goes_back(tracker: Any) -> None:
+    eid = tracker.create()
+    revisions = [tracker.state(eid)["revision"]]
+    state = to_first_action(tracker, eid)
+    revisions.append(state["revision"])
+    state = post(tracker, eid, "undo", seen(state)).json()
+    revisions.append(state["revision"])
+    state = post(tracker, eid, "redo", seen(state)).json()
+    revisions.append(state["revision"])
+    renamed = tracker.client.patch(f"/api/encounters/{eid}", json={"name": "Deck"}, headers=tracker.auth)
+    revisions.append(renamed.json()["revision"])
+    assert revisions == sorted(set(revisions)) and revisions[0] == 0
+    # an undo followed by a redo rebuilds the same log, but the page that saw neither is still stale
+    assert post(tracker, eid, "actions", {**seen(state), "action": ATTACK}).status_code == 409
+    version = tracker.client.get(f"/api/encounters/{eid}/version", headers=tracker.auth).json()
+    assert version == {"version": 3, "revision": revisions[-1]}
+    listed = tracker.client.get("/api/encounters", headers=tracker.auth).json()
+    assert listed[0]["revision"] == revisions[-1]
+    exported = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth).json()
+    imported = tracker.client.post("/api/encounters/import", json=exported, headers=tracker.auth).json()
+    assert imported["version"] == 3 and imported["revision"] == 1  # the import is its first change
+
+
+def test_a_step_is_stored_only_on_the_history_it_was_computed_on(tracker: Any, monkeypatch: Any) -> None:
+    # another tab changes the fight between this request's read and its write: the store's own check in the
+    # write transaction refuses it, even for a client that sends no revision (older API clients)
+    eid = tracker.create()
+    state = to_first_action(tracker, eid)
+    store = tracker.app.state.store
+    real_append = store.append
+
+    def other_tab_first(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(store, "append", real_append)
+        row = store.truncate(eid, 3, 1)
+        tracker_module.take_step(store, row, "round", version=1, dice="1, 9")  # version 3, another history
+        return real_append(*args, **kwargs)
+
+    monkeypatch.setattr(store, "append", other_tab_first)
+    raced = post(tracker, eid, "actions", {"version": state["version"], "action": ATTACK, "dice": "12, 6"})
+    assert raced.status_code == 409, raced.text
+    now = tracker.state(eid)
+    assert now["version"] == 3 and now["current"] == "Goblin" and now["events"][-1]["type"] == "initiative"
+
+
+def test_the_fight_page_sends_what_it_saw(tracker: Any) -> None:
+    eid = tracker.create()
+    state = to_first_action(tracker, eid)
+    page = tracker.client.get(f"/e/{eid}", headers=tracker.auth)
+    meta = json.loads(page.text.split('<script type="application/json" id="meta">')[1].split("</script>")[0])
+    assert seen(meta) == seen(state)
+    script = tracker.client.get("/static/tracker.js").text
+    assert "revision: meta.revision" in script
+
+
 # --- undo and redo ---------------------------------------------------------------------------------------
 
 

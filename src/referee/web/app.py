@@ -52,6 +52,24 @@ class Body(BaseModel):
 Dice = Annotated[
     str | list[int | None] | None, Field(description="typed dice in order; blank or ? = roll it")
 ]
+SeenVersion = Annotated[
+    int,
+    Field(
+        ge=0,
+        description="the version (event count) the change is made on, as the client last saw it"
+        " (`version` of the state); another one is refused with 409",
+    ),
+]
+SeenRevision = Annotated[
+    int | None,
+    Field(
+        ge=0,
+        description="the revision the client last saw (`revision` of the state; it moves on with every step,"
+        " undo, redo and rename and never goes back). Given, any change since is refused with 409, even one"
+        " that brought the event count back to `version` (another tab undid a step and took a new one)."
+        " Omitted, only `version` is compared (older clients); send it",
+    ),
+]
 
 
 class CreateBody(Body):
@@ -67,7 +85,8 @@ class RenameBody(Body):
 
 class StepBody(Body):
     step: Literal["begin", "round", "action", "end_round"]
-    version: int = Field(ge=0, description="the version (event count) the step is made on")
+    version: SeenVersion
+    revision: SeenRevision = None
     dice: Dice = None
     action: dict[str, Any] | None = None
     surprise: dict[str, Any] | None = Field(None, description="begin only: the surprise ruling (ODD-SURP-1)")
@@ -75,20 +94,23 @@ class StepBody(Body):
 
 
 class ActionBody(Body):
-    version: int = Field(ge=0)
+    version: SeenVersion
+    revision: SeenRevision = None
     action: dict[str, Any]
     dice: Dice = None
     seed: int | None = None
 
 
 class UndoBody(Body):
-    version: int = Field(ge=0)
+    version: SeenVersion
+    revision: SeenRevision = None
     keep: int | None = Field(None, ge=0, description="undo back to this line (keep lines 0..keep-1)")
     count: int | None = Field(None, ge=1, description="undo this many events")
 
 
 class VersionBody(Body):
-    version: int = Field(ge=0)
+    version: SeenVersion
+    revision: SeenRevision = None
 
 
 class OddsBody(Body):
@@ -244,6 +266,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "id": row.id,
             "name": row.name,
             "version": row.version,
+            "revision": row.revision,
             "updated": row.updated,
             "links": links(request, row),
         }
@@ -374,11 +397,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/encounters/{eid}/version", tags=["fight"])
     def api_version(row: Encounter) -> dict[str, int]:
-        """A cheap poll: `version` (the number of events) and `revision` (moves on every change)."""
+        """A cheap poll: `version` (the number of events) and `revision` (moves on with every change and never
+        goes back: the pair to send with the next change)."""
         return {"version": row.version, "revision": row.revision}
 
     @app.patch("/api/encounters/{eid}", tags=["encounters"])
     def api_rename(request: Request, row: Encounter, body: RenameBody) -> dict[str, Any]:
+        """Rename an encounter (last one wins). It moves the `revision` on like any change, so a page opened
+        before it is told to reload and its next change is refused with 409."""
         return summary(request, store.rename(row.id, body.name))
 
     @app.delete("/api/encounters/{eid}", tags=["encounters"], dependencies=REFEREE)
@@ -401,30 +427,43 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/encounters/{eid}/steps", tags=["fight"])
     def api_step(row: Encounter, body: StepBody) -> dict[str, Any]:
-        """Take the next step: `begin` (with an optional surprise ruling), `round`, `action` or `end_round`."""
+        """Take the next step: `begin` (with an optional surprise ruling), `round`, `action` or `end_round`.
+
+        Send the `version` and `revision` the client last saw: if the fight changed since (another tab), the
+        step is refused with 409 and nothing is stored."""
         row, _ = tracker.take_step(
-            store, row, body.step, version=body.version, dice=body.dice, action=body.action,
-            surprise=body.surprise, seed=body.seed,
+            store, row, body.step, version=body.version, revision=body.revision, dice=body.dice,
+            action=body.action, surprise=body.surprise, seed=body.seed,
         )  # fmt: skip
         return fight_state(row)
 
     @app.post("/api/encounters/{eid}/actions", tags=["fight"])
     def api_action(row: Encounter, body: ActionBody) -> dict[str, Any]:
-        """Resolve one combatant's action (kind, actor, target, weapon, form, charge, situation…)."""
+        """Resolve one combatant's action (kind, actor, target, weapon, form, charge, situation…).
+
+        Send the `version` and `revision` the client last saw (409 if the fight changed since)."""
         row, _ = tracker.take_step(
-            store, row, "action", version=body.version, dice=body.dice, action=body.action, seed=body.seed
-        )
+            store, row, "action", version=body.version, revision=body.revision, dice=body.dice,
+            action=body.action, seed=body.seed,
+        )  # fmt: skip
         return fight_state(row)
 
     @app.post("/api/encounters/{eid}/undo", tags=["fight"])
     def api_undo(row: Encounter, body: UndoBody) -> dict[str, Any]:
-        """Undo the last step, the last `count` events, or back to line `keep`."""
-        return fight_state(tracker.undo(store, row, version=body.version, keep=body.keep, count=body.count))
+        """Undo the last step, the last `count` events, or back to line `keep`.
+
+        Send the `version` and `revision` the client last saw (409 if the fight changed since)."""
+        undone = tracker.undo(
+            store, row, version=body.version, revision=body.revision, keep=body.keep, count=body.count
+        )
+        return fight_state(undone)
 
     @app.post("/api/encounters/{eid}/redo", tags=["fight"])
     def api_redo(row: Encounter, body: VersionBody) -> dict[str, Any]:
-        """Put back the last undone events (until a new step is taken)."""
-        return fight_state(store.redo(row.id, body.version))
+        """Put back the last undone events (until a new step is taken).
+
+        Send the `version` and `revision` the client last saw (409 if the fight changed since)."""
+        return fight_state(tracker.redo(store, row, version=body.version, revision=body.revision))
 
     @app.post("/api/encounters/{eid}/odds", tags=["fight"])
     def api_odds(row: Encounter, body: OddsBody) -> dict[str, Any]:
@@ -451,7 +490,8 @@ def _looks_like_export(raw: bytes) -> bool:
 
 
 def _meta(state: dict[str, Any]) -> dict[str, Any]:
-    """What the page's script needs: ids, version and the engine's action kinds and forms."""
+    """What the page's script needs: ids, version and revision (sent with every change) and the engine's action
+    kinds and forms."""
     keys = (
         "id",
         "version",

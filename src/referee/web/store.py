@@ -1,10 +1,13 @@
 """The tracker's event store: one SQLite file (WAL), one row per encounter, an append-only event log.
 
 An encounter row holds its setup (the encounter data with the ruleset frozen in), a secret referee token and
-an unguessable player token. Its `version` is the number of events in its log; every write names the version
-it was made on and runs in one `BEGIN IMMEDIATE` transaction, so two tabs can never duplicate or lose an event:
-the second writer gets :class:`StaleVersionError`. Undone events go to a per-encounter redo stack, which the
-next new step clears. The fight itself is never stored: it is always ``Fight(setup, events)``.
+an unguessable player token. Its `version` is the number of events in its log; its `revision` is a counter that
+every change (a step, an undo, a redo, a rename) moves on by one and that never goes back, so it tells two
+histories of the same length apart (undo one step, take another: same version, new revision). Every write names
+the version and, when the caller knows it, the revision it was made on, and runs in one `BEGIN IMMEDIATE`
+transaction, so two tabs can never duplicate, lose or overwrite an event: the second writer gets
+:class:`StaleVersionError`. Undone events go to a per-encounter redo stack, which the next new step clears.
+The fight itself is never stored: it is always ``Fight(setup, events)``.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ class UnknownEncounterError(StoreError, LookupError):
 
 
 class StaleVersionError(StoreError):
-    """The change was made on an older version of the fight than the stored one."""
+    """The change was made on an older version or revision of the fight than the stored one."""
 
 
 @dataclass(frozen=True)
@@ -130,13 +133,15 @@ class Store:
     def create(
         self, name: str, setup: dict[str, Any], events: Sequence[tuple[int, Event]] = ()
     ) -> EncounterRow:
-        """A new encounter; `events` (step, event) pairs come from an imported export."""
+        """A new encounter (revision 0); `events` (step, event) pairs come from an imported export, which
+        counts as the encounter's first change (revision 1)."""
         now = time.time()
         encounter_id = secrets.token_hex(6)
+        revision = 1 if events else 0
         with self._write() as db:
             db.execute(
-                "INSERT INTO encounters VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-                (encounter_id, name, json.dumps(setup), new_token(), new_token(), now, now),
+                "INSERT INTO encounters VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (encounter_id, name, json.dumps(setup), new_token(), new_token(), revision, now, now),
             )
             _insert_events(db, encounter_id, 0, events)
         return self.get(encounter_id)
@@ -169,17 +174,30 @@ class Store:
     def events(self, encounter_id: str) -> list[StoredEvent]:
         with self._connect() as db:
             _row(db, encounter_id)
-            rows = db.execute(
-                "SELECT seq, step, event FROM events WHERE encounter=? ORDER BY seq", (encounter_id,)
-            )
-            return [StoredEvent(seq, step, Event.from_dict(json.loads(text))) for seq, step, text in rows]
+            return _events(db, encounter_id)
+
+    def snapshot(self, encounter_id: str) -> tuple[EncounterRow, list[StoredEvent]]:
+        """The row and its log read in one transaction, so they belong together (same version and revision)."""
+        with self._connect() as db:
+            db.execute("BEGIN")
+            try:
+                return _row(db, encounter_id), _events(db, encounter_id)
+            finally:
+                db.execute("COMMIT")
 
     def append(
-        self, encounter_id: str, version: int, events: Sequence[Event], setup: dict[str, Any] | None = None
+        self,
+        encounter_id: str,
+        version: int,
+        events: Sequence[Event],
+        setup: dict[str, Any] | None = None,
+        *,
+        revision: int | None = None,
     ) -> EncounterRow:
-        """Add one step's events on top of `version`; a new step clears the redo stack."""
+        """Add one step's events on top of `version` (and `revision`, if given); a new step clears the redo
+        stack."""
         with self._write() as db:
-            _check_version(db, encounter_id, version)
+            _check_seen(db, encounter_id, version, revision)
             if setup is not None:
                 db.execute("UPDATE encounters SET setup=? WHERE id=?", (json.dumps(setup), encounter_id))
             _insert_events(db, encounter_id, version, [(version, e) for e in events])
@@ -187,10 +205,12 @@ class Store:
             _touch(db, encounter_id)
         return self.get(encounter_id)
 
-    def truncate(self, encounter_id: str, version: int, keep: int) -> EncounterRow:
+    def truncate(
+        self, encounter_id: str, version: int, keep: int, *, revision: int | None = None
+    ) -> EncounterRow:
         """Keep the first `keep` events; the rest go onto the redo stack as one group."""
         with self._write() as db:
-            _check_version(db, encounter_id, version)
+            _check_seen(db, encounter_id, version, revision)
             if not 0 <= keep < version:
                 raise StoreError(f"cannot undo back to line {keep}: the log has lines 0 to {version - 1}")
             grp = db.execute(
@@ -204,10 +224,10 @@ class Store:
             _touch(db, encounter_id)
         return self.get(encounter_id)
 
-    def redo(self, encounter_id: str, version: int) -> EncounterRow:
+    def redo(self, encounter_id: str, version: int, *, revision: int | None = None) -> EncounterRow:
         """Put back the last undone group of events."""
         with self._write() as db:
-            _check_version(db, encounter_id, version)
+            _check_seen(db, encounter_id, version, revision)
             grp = db.execute("SELECT MAX(grp) FROM redo WHERE encounter=?", (encounter_id,)).fetchone()[0]
             if grp is None:
                 raise StoreError("nothing to redo")
@@ -235,8 +255,13 @@ def _row(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
     return EncounterRow(i, name, json.loads(setup), ref, player, version, revision, groups, created, updated)
 
 
-def _check_version(db: sqlite3.Connection, encounter_id: str, version: int) -> None:
-    check_version(version, _row(db, encounter_id).version)
+def _events(db: sqlite3.Connection, encounter_id: str) -> list[StoredEvent]:
+    rows = db.execute("SELECT seq, step, event FROM events WHERE encounter=? ORDER BY seq", (encounter_id,))
+    return [StoredEvent(seq, step, Event.from_dict(json.loads(text))) for seq, step, text in rows]
+
+
+def _check_seen(db: sqlite3.Connection, encounter_id: str, version: int, revision: int | None) -> None:
+    check_seen(_row(db, encounter_id), version, revision)
 
 
 def check_version(given: int, current: int) -> None:
@@ -245,6 +270,19 @@ def check_version(given: int, current: int) -> None:
         raise StaleVersionError(
             f"this page shows version {given} of the fight but it is now at version {current}"
             " (changed in another tab?); reload and try again"
+        )
+
+
+def check_seen(row: EncounterRow, version: int, revision: int | None) -> None:
+    """Refuse a change made on anything but what is stored now: another version, or (when the caller names
+    the revision it saw) the same version reached by another history, e.g. another tab undid a step and took
+    a new one. Without a revision only the version is compared (older API clients)."""
+    check_version(version, row.version)
+    if revision is not None and revision != row.revision:
+        raise StaleVersionError(
+            f"this page shows version {version} of the fight (revision {revision}) but the fight has changed"
+            f" since (now version {row.version}, revision {row.revision}; changed in another tab?);"
+            " reload and try again"
         )
 
 

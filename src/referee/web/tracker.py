@@ -1,8 +1,10 @@
 """What the tracker does with the engine: rebuild a fight from the store, take one step, undo, odds.
 
-The page state is always ``Fight(setup, stored events)``. A step is computed on a fight rebuilt from the
-stored log and then appended on top of the version it was computed from (the store refuses a stale one),
-so nothing is ever half-stored: a refused die, an illegal action or a stale tab store nothing.
+The page state is always ``Fight(setup, stored events)``. A step is computed on a fight rebuilt from one
+consistent read of the stored log and then appended on top of the version and revision it was computed from
+(the store refuses a stale one), so nothing is ever half-stored: a refused die, an illegal action or a stale
+tab store nothing. A client that names the revision it saw (the page does) gets a conflict whenever the fight
+changed since, even if the event count came back to the same number (undo, then a new step).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from referee.engine.fight import Fight
 from referee.engine.resolve import attack_context
 from referee.errors import DiceError, EncounterFileError, IllegalActionError, RefereeError
 from referee.files import MAX_FILE_BYTES, Setup, parse_yaml_bytes, setup_from_data
-from referee.web.store import EncounterRow, Store, check_version
+from referee.web.store import EncounterRow, Store, check_seen
 
 log = logging.getLogger(__name__)
 
@@ -111,17 +113,22 @@ def take_step(
     step: str,
     *,
     version: int,
+    revision: int | None = None,
     dice: str | list[int | None] | None = None,
     action: dict[str, Any] | None = None,
     surprise: dict[str, Any] | None = None,
     seed: int | None = None,
 ) -> tuple[EncounterRow, list[Event]]:
-    """Run one step (begin, round, action, end_round) and store its events on top of `version`."""
+    """Run one step (begin, round, action, end_round) and store its events on top of `version` (and
+    `revision`, when the client names the one it saw)."""
     if step not in STEPS:
         raise IllegalActionError(f"unknown step {step!r}; steps: {', '.join(STEPS)}")
-    check_version(
-        version, row.version
-    )  # before anything else: a stale tab gets the conflict, not a side error
+    # before anything else: a stale tab gets the conflict, not a side error
+    check_seen(row, version, revision)
+    # the log may have moved on since `row` was read (another tab): read row and log together and check
+    # again, so a stale step is a conflict (409), not an illegal action computed on a newer fight
+    row, stored = store.snapshot(row.id)
+    check_seen(row, version, revision)
     source = TypedDice(parse_typed_dice(dice), seed)
     new_setup: dict[str, Any] | None = None
     if step == "begin" and surprise is not None:
@@ -129,12 +136,9 @@ def take_step(
         data = dict(row.setup)
         data["surprise"] = surprise
         new_setup = load_setup(data, row.name).to_dict()
-        fight = Fight(load_setup(new_setup, row.name), [s.event for s in store.events(row.id)])
+        fight = Fight(load_setup(new_setup, row.name), [s.event for s in stored])
     else:
-        fight = load_fight(store, row)
-    # the log may have moved on since `row` was read (another tab): a stale step is a conflict (409),
-    # not an illegal action computed on a newer fight
-    check_version(version, len(fight.events))
+        fight = Fight(load_setup(row.setup, row.name), [s.event for s in stored])
     if step == "begin":
         events = fight.begin(source)
     elif step == "round":
@@ -146,7 +150,8 @@ def take_step(
             raise IllegalActionError("an action step needs an `action`")
         events = fight.act(action_from_dict(action), source)
     source.check_all_used()
-    return store.append(row.id, version, events, new_setup), events
+    # stored on top of exactly the log it was computed from: the snapshot's revision, not only the count
+    return store.append(row.id, version, events, new_setup, revision=row.revision), events
 
 
 class _DiceRecorder:
@@ -180,16 +185,29 @@ def dice_asked(fight: Fight, step: str, action: dict[str, Any] | None = None) ->
 
 
 def undo(
-    store: Store, row: EncounterRow, *, version: int, keep: int | None = None, count: int | None = None
+    store: Store,
+    row: EncounterRow,
+    *,
+    version: int,
+    revision: int | None = None,
+    keep: int | None = None,
+    count: int | None = None,
 ) -> EncounterRow:
     """Undo back to line `keep`, or the last `count` events, or (neither given) the last step."""
-    check_version(version, row.version)
+    check_seen(row, version, revision)
+    row, stored = store.snapshot(row.id)
+    check_seen(row, version, revision)
     if keep is None:
-        stored = store.events(row.id)
         if not stored:
             raise IllegalActionError("nothing to undo")
         keep = len(stored) - count if count is not None else stored[-1].step
-    return store.truncate(row.id, version, max(0, keep))
+    return store.truncate(row.id, version, max(0, keep), revision=row.revision)
+
+
+def redo(store: Store, row: EncounterRow, *, version: int, revision: int | None = None) -> EncounterRow:
+    """Put back the last undone events (until a new step is taken)."""
+    check_seen(row, version, revision)
+    return store.redo(row.id, version, revision=revision)
 
 
 def export(store: Store, row: EncounterRow) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-// The referee's fight page: every button posts JSON to the API with the version the page shows;
-// on success the page reloads (the server renders the new state), on error the one-line message is shown.
+// The referee's fight page: every button posts JSON to the API with the version and revision the page shows
+// (the server refuses a change on anything else with 409, even the same event count reached by another
+// history, e.g. another tab undid a step and took a new one); on success the page reloads (the server renders the new state), on error the one-line message is shown.
 "use strict";
 (function () {
   const meta = JSON.parse(document.getElementById("meta").textContent);
@@ -30,7 +31,7 @@
   async function step(path, body) {
     document.body.classList.add("busy");
     try {
-      await post(path, Object.assign({ version: meta.version }, body));
+      await post(path, Object.assign({ version: meta.version, revision: meta.revision }, body));
       window.location.reload();
     } catch (err) {
       showMessage(err.message);
