@@ -309,7 +309,10 @@ def _validated(model: type[_M], merged: dict[str, Any], where: str) -> _M:
 
 
 def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combatant]:
-    """One spec (maybe with `count`) → resolved combatants, numbered when there are several."""
+    """One spec (maybe with `count`) → resolved combatants, numbered when there are several.
+
+    Monsters and characters become the same `Combatant` and go through the same procedures (ODD-NPC-1);
+    only the basic to-hit bonus and hit points come from hit dice instead of class and level."""
     weapons = tuple(resolve_weapon(w, f"{where}.weapons.{i}") for i, w in enumerate(spec.weapons))
     armour = _resolve_armour(spec.armour, f"{where}.armour")
     shield = _resolve_shield(spec.shield, f"{where}.shield")
