@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from referee import catalog
+from referee.checks import Modifier
 from referee.errors import EncounterFileError, OptionError
 from referee.model import (
     ArmourSpec,
@@ -23,6 +24,8 @@ from referee.model import (
     CombatantSpec,
     DefenceSpec,
     EncounterSpec,
+    ModifierSpec,
+    RulingSpec,
     ShieldSpec,
     SurpriseSpec,
     Weapon,
@@ -32,6 +35,7 @@ from referee.model import (
     hit_dice_count,
     hit_dice_expression,
 )
+from referee.rules.context import Situation
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, load_ruleset
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -54,6 +58,7 @@ class Setup:
     max_rounds: int = 100
     distance: int = 5
     environment: Mapping[str, Any] = field(default_factory=dict)
+    rulings: Mapping[str, Situation] = field(default_factory=dict)  # the referee's stored rulings (ODD-SIT-1)
     source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def combatant(self, name: str) -> Combatant:
@@ -241,7 +246,23 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
         max_rounds=spec.max_rounds,
         distance=spec.distance,
         environment=dict(spec.environment),
+        rulings={name: ruling_situation(name, r) for name, r in spec.rulings.items()},
         source=source,
+    )
+
+
+def ruling_situation(name: str, spec: RulingSpec) -> Situation:
+    """A stored ruling (ODD-SIT-1) as the situation it adds to an attack; each modifier's reason names it."""
+
+    def modifiers(items: list[ModifierSpec], rule: str) -> tuple[Modifier, ...]:
+        return tuple(Modifier(m.value, m.rule or rule, f"{m.reason} (ruling: {name})") for m in items)
+
+    return Situation(
+        cover=str(spec.cover or "none"),
+        concealment=str(spec.concealment or "none"),
+        modifiers=modifiers(spec.modifiers, "ODD-SIT-1"),
+        ac_modifiers=modifiers(spec.ac_modifiers, "ODD-AC-SIT"),
+        flags=frozenset(spec.flags),
     )
 
 

@@ -163,8 +163,9 @@ class ModifierSpec(Spec):
         return self
 
 
-class SituationSpec(Spec):
-    """Standing circumstances of a combatant's attacks, as an action's `situation` (cover, flags...)."""
+class RulingSpec(Spec):
+    """A referee's named ruling (ODD-SIT-1), stored in the file's `rulings:` for reuse: the fields of a
+    situation (to-hit and AC modifiers with reasons, flags, cover, concealment)."""
 
     cover: str | int | None = None
     concealment: str | int | None = None
@@ -179,6 +180,16 @@ class SituationSpec(Spec):
 
         allowed = COVER_DEGREES if info.field_name == "cover" else CONCEALMENT_DEGREES
         return None if value is None else degree(value, allowed, info.field_name)
+
+
+RulingName = Annotated[str, Field(min_length=1, max_length=60)]
+
+
+class SituationSpec(RulingSpec):
+    """Standing circumstances of a combatant's attacks, as an action's `situation` (cover, flags...);
+    `rulings` names rulings of the file's `rulings:` to add (ODD-SIT-1)."""
+
+    rulings: Annotated[list[RulingName], Field(max_length=20)] = []
 
 
 class TacticSpec(Spec):
@@ -330,6 +341,7 @@ class EncounterSpec(Spec):
     max_rounds: Annotated[int, Field(ge=1, le=1000)] = 100
     distance: Annotated[int, Field(ge=0, le=10000)] = 5  # feet between the sides when nobody has a position
     environment: dict[str, Any] = {}
+    rulings: Annotated[dict[RulingName, RulingSpec], Field(max_length=100)] = {}  # ODD-SIT-1, for reuse
 
     @field_validator("environment")
     @classmethod
@@ -357,6 +369,14 @@ class EncounterSpec(Spec):
             for name in [*self.surprise.sides, *self.surprise.modifiers]:
                 if name not in seen:
                     raise ValueError(f"surprise names side {name!r}, which is not in the encounter")
+        for side in self.sides:
+            for c in side.combatants:
+                for ruling in c.tactic.situation.rulings if c.tactic else []:
+                    if ruling not in self.rulings:
+                        known = ", ".join(self.rulings) or "none"
+                        raise ValueError(
+                            f"{c.name}'s tactic names unknown ruling {ruling!r}; rulings: {known}"
+                        )
         return self
 
 

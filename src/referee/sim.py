@@ -188,7 +188,7 @@ def _outcome(state: FightState, action: Attack, target: str, dice: DiceSource) -
     to_target = to_attacker = back = 0
     for e in resolve(state, action, dice):
         if e.type not in _PLAIN_ATTACK_EVENTS:
-            raise Unsupported(f"{actor}'s attack on {target} can cause a {e.type.value} event")
+            raise Unsupported(f"{actor}'s attack on {target} can cause an event of type {e.type.value!r}")
         if e.type is EventType.ACTION and e.actor != actor and not e.data.get("free"):
             raise Unsupported(f"{actor}'s attack on {target} makes {e.actor} act")
         if e.type is EventType.ATTACK and (e.actor, e.target) != (actor, target):

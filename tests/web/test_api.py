@@ -149,6 +149,26 @@ def test_wait_action_and_situational_modifier(tracker: Any) -> None:
     assert state["events"][-1]["rule"] == "ODD-ACT-FREE-1"
 
 
+def test_a_stored_ruling_through_the_api(tracker: Any) -> None:
+    # rule: ODD-SIT-1 (a ruling stored in the encounter, named by the action's situation)
+    rope = {"modifiers": [{"value": -10, "reason": "swinging on a rope", "band": "difficult"}]}
+    eid = tracker.create(angthar_data(rulings={"rope": rope}))
+    assert to_first_action(tracker, eid)["rulings"] == ["rope"]
+    page = tracker.client.get(f"/e/{eid}", headers=tracker.auth).text
+    assert '<select id="ruling">' in page and "<option>rope</option>" in page
+    assert 'rulings: $("ruling")' in tracker.client.get("/static/tracker.js").text
+    unknown = act(tracker, eid, "12", {**ATTACK, "situation": {"rulings": ["ropes"]}})
+    assert unknown.status_code == 422 and unknown.json()["error"] == "unknown ruling 'ropes'; rulings: rope"
+    odds = post(tracker, eid, "odds", {"action": {**ATTACK, "situation": {"rulings": ["rope"]}}})
+    assert odds.status_code == 200, odds.text
+    state = act(tracker, eid, "12", {**ATTACK, "situation": {"rulings": ["rope"]}}).json()
+    attack = next(e for e in state["events"] if e["type"] == "attack")
+    assert attack["total"] == 7 and attack["hit"] is False
+    assert {"value": -10, "rule": "ODD-SIT-1", "reason": "swinging on a rope (ruling: rope)"} in attack[
+        "modifiers"
+    ]
+
+
 def test_stale_version_is_a_conflict(tracker: Any) -> None:
     eid = tracker.create()
     version = to_first_action(tracker, eid)["version"]

@@ -75,6 +75,9 @@ def situation_to_dict(s: Situation) -> dict[str, Any]:
     data["modifiers"] = [m.to_dict() for m in s.modifiers]
     data["ac_modifiers"] = [m.to_dict() for m in s.ac_modifiers]
     data["flags"] = sorted(s.flags)
+    data["rulings"] = list(s.rulings)
+    if not s.rulings:
+        del data["rulings"]  # stored actions without rulings keep their old shape
     return data
 
 
@@ -148,7 +151,7 @@ def situation_from_dict(data: Any, where: str = "situation") -> Situation:
         return data
     if not isinstance(data, dict):
         raise IllegalActionError(f"{where}: expected a mapping")
-    known = {"distance", "cover", "concealment", "modifiers", "ac_modifiers", "flags"}
+    known = {"distance", "cover", "concealment", "modifiers", "ac_modifiers", "flags", "rulings"}
     unknown = set(data) - known
     if unknown:
         raise IllegalActionError(
@@ -169,7 +172,14 @@ def situation_from_dict(data: Any, where: str = "situation") -> Situation:
         modifiers=tuple(_modifier(m, "ODD-SIT-1", where) for m in _items(data, "modifiers", where)),
         ac_modifiers=tuple(_modifier(m, "ODD-AC-SIT", where) for m in _items(data, "ac_modifiers", where)),
         flags=frozenset(str(f) for f in _items(data, "flags", where)),
+        rulings=tuple(_ruling_name(r, where) for r in _items(data, "rulings", where)),
     )
+
+
+def _ruling_name(item: Any, where: str) -> str:
+    if not isinstance(item, str) or not item:
+        raise IllegalActionError(f"{where}: a ruling is named by a string, not {_short(item)}")
+    return item
 
 
 def action_from_dict(data: Any) -> Action:

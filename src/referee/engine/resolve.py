@@ -78,7 +78,8 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
         raise IllegalActionError(f"{action.actor}'s attack needs a target")
     attacker = state[action.actor]
     defender = state[action.target]
-    if attacker.side == defender.side and "friendly" not in action.situation.flags:
+    situation = action.situation.with_rulings(state.setup.rulings)  # stored rulings (ODD-SIT-1)
+    if attacker.side == defender.side and "friendly" not in situation.flags:
         raise IllegalActionError(f"{action.actor} and {action.target} are on the same side")
     if not defender.is_active() and defender.status == hit_points.DEAD:
         raise IllegalActionError(f"{action.target} is already dead")
@@ -103,7 +104,7 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
         defender=defender,
         weapon=weapon,
         form=form,
-        situation=action.situation,
+        situation=situation,
         charge=action.charge,
         distance=distance,
         free_attack=free,

@@ -14,12 +14,13 @@ once and serves the live roll, the exact odds and the simulator alike.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from referee.checks import Modifier
+from referee.errors import IllegalActionError
 from referee.model import Weapon, WeaponKind
 from referee.rules.ruleset import Ruleset
 
@@ -72,6 +73,8 @@ class Situation:
     `modifiers` are free to-hit modifiers with a reason (ODD-SIT-1, ODD-SIT-2); `ac_modifiers` are
     referee adjustments to the defender's AC (ODD-MANEUVER-1, ODD-AC-SIT), positive = harder to hit.
     `flags` name further circumstances a rule module understands (e.g. "rear", "flank", "higher").
+    `rulings` name the encounter's stored rulings (ODD-SIT-1) that the attack context adds in
+    (:meth:`with_rulings`).
     """
 
     distance: int | None = None  # feet; None = the encounter's default distance or grid distance
@@ -80,9 +83,31 @@ class Situation:
     modifiers: tuple[Modifier, ...] = ()
     ac_modifiers: tuple[Modifier, ...] = ()
     flags: frozenset[str] = field(default_factory=frozenset)
+    rulings: tuple[str, ...] = ()
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
+
+    def with_rulings(self, known: Mapping[str, Situation]) -> Situation:
+        """ODD-SIT-1: this situation with the named stored rulings merged in, in the order named.
+
+        Their modifiers and flags are added; cover and concealment come from the first ruling that gives
+        them when this situation gives none. An unknown name is refused with the known names."""
+        merged = self
+        for name in self.rulings:
+            ruling = known.get(name)
+            if ruling is None:
+                names = ", ".join(sorted(known)) or "none in this encounter"
+                raise IllegalActionError(f"unknown ruling {name!r}; rulings: {names}")
+            merged = Situation(
+                distance=merged.distance,
+                cover=merged.cover if merged.cover != "none" else ruling.cover,
+                concealment=merged.concealment if merged.concealment != "none" else ruling.concealment,
+                modifiers=merged.modifiers + ruling.modifiers,
+                ac_modifiers=merged.ac_modifiers + ruling.ac_modifiers,
+                flags=merged.flags | ruling.flags,
+            )
+        return merged
 
 
 @dataclass(frozen=True)

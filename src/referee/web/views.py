@@ -128,6 +128,7 @@ def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> 
         "forms": [f.value for f in AttackForm],
         "cover": list(COVER_DEGREES),
         "concealment": list(CONCEALMENT_DEGREES),
+        "rulings": list(fight.setup.rulings),  # the encounter's stored rulings (ODD-SIT-1)
     }
 
 

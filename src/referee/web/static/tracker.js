@@ -90,6 +90,7 @@
         concealment: $("concealment").value,
         modifiers: modifier("mod-value", "mod-reason", "to-hit"),
         ac_modifiers: modifier("acmod-value", "acmod-reason", "AC"),
+        rulings: $("ruling") && $("ruling").value ? [$("ruling").value] : undefined,
       },
     };
     const action = { kind: kind };
