@@ -615,3 +615,21 @@ def test_blind_caster_cannot_target_a_spell() -> None:
     assert events[0].text.startswith("Mage casts fireball")
     odd = _caster("blind", ruleset="odd")
     odd.act(CastSpell("Mage", spell="magic missile", target="Orc"), ScriptedDice([]))  # 000 has no such limit
+
+
+def test_paired_conditions_are_not_applied_by_hand() -> None:
+    # a garrotte hold arises from a garrotte attack (HR-GARROTE-2); applying it with no victim once broke
+    # the round-end count (found by the random-fight invariants)
+    from referee.errors import IllegalActionError
+
+    fight = _caster("fatigued")
+    with pytest.raises(IllegalActionError, match="ties two combatants"):
+        fight.act(
+            action_from_dict({"kind": "apply_condition", "actor": "Mage", "condition": "garrotting"}),
+            ScriptedDice([]),
+        )
+    events = fight.act(
+        action_from_dict({"kind": "apply_condition", "actor": "Mage", "condition": "grappled", "by": "Orc"}),
+        ScriptedDice([]),
+    )
+    assert events[0].data["condition"] == "grappled"  # MOD-COND-GRAPPLED-2 links grapplers with `by`

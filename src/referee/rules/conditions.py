@@ -45,7 +45,7 @@ from referee.rules.context import (
     to_hit_rule,
 )
 from referee.rules.ruleset import Ruleset
-from referee.rules.vocabulary import CONDITIONS
+from referee.rules.vocabulary import CONDITIONS, PAIRED
 
 
 @dataclass(frozen=True)
@@ -640,6 +640,11 @@ def known_condition(name: str) -> str:
 def resolve_apply(state: FightState, action: ApplyCondition, dice: DiceSource) -> list[Event]:
     c = state[action.actor]
     name = known_condition(action.condition)
+    if name in PAIRED and not (action.by and action.by != c.name and name in {"grappled", "grappling"}):
+        raise IllegalActionError(
+            f"{name!r} ties two combatants together and arises from an attack"
+            + (" (a grapple may be set with `by`: the other grappler)" if name.startswith("grappl") else "")
+        )
     extra: dict[str, int] = {"since": first_round(state)}
     if action.ends_segment is not None:
         if not 1 <= action.ends_segment <= 10:
