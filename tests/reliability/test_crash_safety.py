@@ -180,14 +180,8 @@ def expected_step(
     fight = Fight(setup_from_data(setup_data, "crash"), [Event.from_dict(e) for e in before])
     dice = TypedDice([], body["seed"])
     step = body["step"]
-    if step == "begin":
-        events = fight.begin(dice)
-    elif step == "round":
-        events = fight.start_round(dice)
-    elif step == "end_round":
-        events = fight.end_round(dice)
-    else:
-        events = fight.act(action_from_dict(body["action"]), dice)
+    action = action_from_dict(body["action"]) if step == "action" else None
+    events = fight.take(step, dice, action)
     return [e.to_dict() for e in events]
 
 

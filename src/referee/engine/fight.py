@@ -257,20 +257,30 @@ class Fight:
                    data={"winner": winner, "reason": "one side left" if winner else "no side left"})]
         )  # fmt: skip
 
+    def take(self, step: str, dice: DiceSource, action: Action | None = None) -> list[Event]:
+        """Take a named step: `begin`, `round`, `action` (with `action`) or `end_round`."""
+        if step == "begin":
+            return self.begin(dice)
+        if step == "round":
+            return self.start_round(dice)
+        if step == "end_round":
+            return self.end_round(dice)
+        if step == "action":
+            if action is None:
+                raise IllegalActionError("an action step needs an `action`")
+            return self.act(action, dice)
+        raise IllegalActionError(f"unknown step {step!r}; steps: begin, round, action, end_round")
+
     def step(self, choose: Callable[[FightState, str], Action], dice: DiceSource) -> list[Event]:
         """Advance by one step, asking `choose` for any action needed."""
         need = self.needs()
-        if need == "begin":
-            return self.begin(dice)
-        if need == "round":
-            return self.start_round(dice)
+        if need == "over":
+            return []
         if need == "action":
             actor = self.next_actor()
             assert actor is not None
-            return self.act(choose(self.state, actor), dice)
-        if need == "end_round":
-            return self.end_round(dice)
-        return []
+            return self.take(need, dice, choose(self.state, actor))
+        return self.take(need, dice)
 
     def result(self) -> FightResult:
         return FightResult(

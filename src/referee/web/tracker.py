@@ -139,16 +139,8 @@ def take_step(
         fight = Fight(load_setup(new_setup, row.name), [s.event for s in stored])
     else:
         fight = Fight(load_setup(row.setup, row.name), [s.event for s in stored])
-    if step == "begin":
-        events = fight.begin(source)
-    elif step == "round":
-        events = fight.start_round(source)
-    elif step == "end_round":
-        events = fight.end_round(source)
-    else:
-        if action is None:
-            raise IllegalActionError("an action step needs an `action`")
-        events = fight.act(action_from_dict(action), source)
+    chosen = action_from_dict(action) if step == "action" and action is not None else None
+    events = fight.take(step, source, chosen)
     source.check_all_used()
     # stored on top of exactly the log it was computed from: the snapshot's revision, not only the count
     return store.append(row.id, version, events, new_setup, revision=row.revision), events
@@ -171,14 +163,7 @@ def dice_asked(fight: Fight, step: str, action: dict[str, Any] | None = None) ->
     copy = Fight(fight.setup, fight.events)
     recorder = _DiceRecorder()
     try:
-        if step == "begin":
-            copy.begin(recorder)
-        elif step == "round":
-            copy.start_round(recorder)
-        elif step == "end_round":
-            copy.end_round(recorder)
-        elif step == "action" and action is not None:
-            copy.act(action_from_dict(action), recorder)
+        copy.take(step, recorder, action_from_dict(action) if action is not None else None)
     except RefereeError:
         return []
     return recorder.asked
