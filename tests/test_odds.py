@@ -15,14 +15,15 @@ from tests.conftest import angthar_data, make_setup
 from referee import odds
 from referee.checks import Keep
 from referee.dice import ScriptedDice, roll
+from referee.engine import registry as engine_registry
 from referee.engine import tactics
 from referee.engine.actions import Attack, Wait
 from referee.engine.events import EventType
 from referee.engine.fight import Fight
-from referee.engine.resolve import resolve
+from referee.engine.resolve import plan_declared_attack, resolve
 from referee.engine.state import FightState
 from referee.files import Setup
-from referee.rules import hooks
+from referee.rules import registry
 from referee.rules.context import AttackForm
 
 T = TypeVar("T")
@@ -167,7 +168,7 @@ def test_tv_003_02_greatsword_critical_deals_18() -> None:
     fighter["weapons"] = [{"name": "greatsword", "damage": "1d12"}]
     setup = make_setup(data)
     state = odds.opening_state(setup)
-    plan = odds.engine.plan_declared_attack(state, Attack("Angthar", target="Goblin"))[1]
+    plan = plan_declared_attack(state, Attack("Angthar", target="Goblin"))[1]
     assert odds.hit_damage(plan, critical=True) == {18: Fraction(1)}
     result = odds.action_odds(state, Attack("Angthar", target="Goblin"))
     assert result.critical == Fraction(1, 20)
@@ -206,14 +207,14 @@ def test_natural_20_hits_only_under_auto_hit_against_an_impossible_ac() -> None:
 @pytest.mark.parametrize("lean", [1, -1])
 def test_advantage_and_disadvantage_keep_one_of_two_d20(monkeypatch: pytest.MonkeyPatch, lean: int) -> None:
     # rule: GAP-ADV: 2d20 keep highest / lowest; natural 1/20 judged on the kept die
-    monkeypatch.setattr(hooks, "ADVANTAGE_RULES", [lambda ctx: [(lean, "GAP-ADV", "test")]])
+    monkeypatch.setattr(registry, "ADVANTAGE_RULES", [lambda ctx: [(lean, "GAP-ADV", "test")]])
     combined = "confirm_16_20_max_plus_half_level"
     setup = make_setup(
         duel_data(critical_hits=combined, fumbles="confirm_1_5", natural_rolls="auto_hit_miss")
     )
     state = odds.opening_state(setup)
     result = assert_matches_engine(state, Attack("Hero", target="Orc"))
-    plan = odds.engine.plan_declared_attack(state, Attack("Hero", target="Orc"))[1]
+    plan = plan_declared_attack(state, Attack("Hero", target="Orc"))[1]
     assert plan.check.keep is (Keep.HIGHEST if lean > 0 else Keep.LOWEST)
     # needs 11 on the kept die (+2 BTH +1 Str vs AC 15 … 11+3 = 14 < 15, so 12): 9 of 20 faces hit
     single = Fraction(9, 20)
@@ -224,7 +225,7 @@ def test_advantage_and_disadvantage_keep_one_of_two_d20(monkeypatch: pytest.Monk
 @pytest.mark.parametrize("dice", ["d100", "d6"])
 def test_miss_chance_turns_hits_into_misses(monkeypatch: pytest.MonkeyPatch, dice: str) -> None:
     # rule: MF-VIS-2, MF-VIS-5 (d100 ≤ 66 misses), X-11 (option miss_chance_dice = d6: 1-4 misses)
-    monkeypatch.setattr(hooks, "MISS_CHANCE_RULES", [lambda ctx: (66, "MF-VIS-2")])
+    monkeypatch.setattr(registry, "MISS_CHANCE_RULES", [lambda ctx: (66, "MF-VIS-2")])
     setup = make_setup(duel_data(miss_chance_dice=dice, critical_hits="max_plus_half_level"))
     result = assert_matches_engine(odds.opening_state(setup), Attack("Hero", target="Orc"))
     kept = Fraction(34, 100) if dice == "d100" else Fraction(2, 6)
@@ -234,7 +235,7 @@ def test_miss_chance_turns_hits_into_misses(monkeypatch: pytest.MonkeyPatch, dic
 
 def test_automatic_hits_roll_no_d20(monkeypatch: pytest.MonkeyPatch) -> None:
     # rule: HR-HELPLESS-1 (an automatic hit): no attack die, no critical; damage as usual
-    monkeypatch.setattr(hooks, "AUTOMATIC_RULES", [lambda ctx: (True, "HR-HELPLESS-1", "helpless")])
+    monkeypatch.setattr(registry, "AUTOMATIC_RULES", [lambda ctx: (True, "HR-HELPLESS-1", "helpless")])
     result = assert_matches_engine(
         odds.opening_state(make_setup(duel_data(critical_hits="max_plus_half_level"))),
         Attack("Hero", target="Orc"),
@@ -380,11 +381,16 @@ def test_group_initiative_over_two_rounds_one_against_two() -> None:
     assert_fight_matches_engine(tiny_fight(fighters, max_rounds=2, initiative="d10_group"))
 
 
+def test_a_fumble_s_free_attack_back_equals_the_engine() -> None:
+    # rule: MF-FUMBLE-2: a fumble gives the target a free attack on the fumbler (damage to the attacker)
+    setup = tiny_fight([("Ann", "A", 2, 10), ("Bob", "B", 2, 10)], 2, fumbles="free_attack_or_ally_reroll")
+    exact = assert_fight_matches_engine(setup)
+    plain = odds.fight_odds(tiny_fight([("Ann", "A", 2, 10), ("Bob", "B", 2, 10)], 2), exact=True)
+    assert exact.wins["A"] != plain.wins["A"]  # the attacks back change the answer
+
+
 def test_the_fight_model_refuses_what_it_cannot_track() -> None:
-    # rule: MF-FUMBLE-2: a fumble gives a free attack (more than hit points change): not modelled
-    setup = tiny_fight([("Ann", "A", 2, 10), ("Bob", "B", 2, 10)], 3, fumbles="free_attack_or_ally_reroll")
-    with pytest.raises(odds.OddsError, match="referee sim"):
-        odds.fight_odds(setup)
+    # rule: ODD-INIT-1 (at most four combatants tracked), ODD-HP-1 (the hit-point bound)
     big = tiny_fight([(f"F{i}", "AB"[i % 2], 5, 10) for i in range(6)], max_rounds=3)
     with pytest.raises(odds.OddsError, match="at most"):
         odds.fight_odds(big)
@@ -433,7 +439,7 @@ def test_knock_out_attempts_leave_the_target_unconscious() -> None:
 def test_damage_plan_changes_reach_the_odds(monkeypatch: pytest.MonkeyPatch, change: dict[str, Any]) -> None:
     # rule: HR-HELPLESS-2 (maximised dice), MOD-BSTAB-2 (dice multiplied), GAP-MIN-DAMAGE (a minimum),
     # with GAP-CRIT-002 (a confirmed critical doubles the dice again)
-    monkeypatch.setattr(hooks, "DAMAGE_PLAN_RULES", [lambda ctx, plan: replace(plan, **change)])
+    monkeypatch.setattr(registry, "DAMAGE_PLAN_RULES", [lambda ctx, plan: replace(plan, **change)])
     setup = make_setup(duel_data(critical_hits="confirm_16_20"))
     assert_matches_engine(odds.opening_state(setup), Attack("Hero", target="Orc"))
 
@@ -443,7 +449,7 @@ def test_the_fight_model_refuses_attacks_that_impose_conditions(monkeypatch: pyt
     from referee.rules.attack import Effect
 
     monkeypatch.setattr(
-        hooks, "EFFECT_RULES", [lambda ctx: [("hit", Effect("entangled", "defender", None, "HR-NET-1"))]]
+        registry, "EFFECT_RULES", [lambda ctx: [("hit", Effect("entangled", "defender", None, "HR-NET-1"))]]
     )
     setup = tiny_fight([("Ann", "A", 2, 10), ("Bob", "B", 2, 10)], max_rounds=3)
     with pytest.raises(odds.OddsError, match="more than damage"):
@@ -453,7 +459,7 @@ def test_the_fight_model_refuses_attacks_that_impose_conditions(monkeypatch: pyt
 def test_the_fight_model_refuses_steered_choices(monkeypatch: pytest.MonkeyPatch) -> None:
     # rule: ODD-GRAP-1: a steered grapple (a tactics override) holds its target: more than hit points change
     monkeypatch.setattr(
-        tactics,
+        engine_registry,
         "OVERRIDES",
         [
             lambda state, actor: (
@@ -466,8 +472,9 @@ def test_the_fight_model_refuses_steered_choices(monkeypatch: pytest.MonkeyPatch
         odds.fight_odds(setup)
 
 
-def test_enumeration_stops_at_its_limit() -> None:
-    # rule: ODD-HD-2 (hit dice rolled at set-up): 3d6 is 216 sequences, more than a limit of 100
-    assert sum(odds.enumerate_dice(lambda dice: roll("3d6", dice).total).values()) == 1
-    with pytest.raises(odds.OddsError, match="more than 100 dice sequences"):
-        odds.enumerate_dice(lambda dice: roll("3d6", dice).total, limit=100)
+def test_too_many_hit_dice_are_refused_not_truncated() -> None:
+    # rule: ODD-HD-2 (hit dice rolled at set-up): 7d8 is 2,097,152 sequences, over the enumeration limit
+    data = angthar_data(goblin_hp=None)
+    data["sides"][1]["combatants"][0]["hit_dice"] = "7d8"
+    with pytest.raises(odds.OddsError, match="dice sequences"):
+        odds.starting_hit_points(make_setup(data), "Goblin")

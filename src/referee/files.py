@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,7 +26,6 @@ from referee.model import (
     ModifierSpec,
     RulingSpec,
     ShieldSpec,
-    SurpriseSpec,
     Weapon,
     WeaponKind,
     WeaponSpec,
@@ -36,7 +34,8 @@ from referee.model import (
     hit_dice_expression,
 )
 from referee.rules.context import Situation
-from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, load_ruleset
+from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options
+from referee.setup import Setup as Setup
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -44,43 +43,6 @@ MAX_FILE_BYTES = 1_000_000
 MAX_ALIASES = 100
 MAX_COMBATANTS = 200
 MAX_YAML_NODES = 100_000  # values in a file once its aliases are expanded (an alias bomb stays small)
-
-
-@dataclass(frozen=True)
-class Setup:
-    """Everything fixed about an encounter before the first die: the combatants and the rules."""
-
-    name: str
-    ruleset: Ruleset
-    combatants: tuple[Combatant, ...]
-    sides: tuple[str, ...]
-    surprise: SurpriseSpec | None = None
-    max_rounds: int = 100
-    distance: int = 5
-    environment: Mapping[str, Any] = field(default_factory=dict)
-    rulings: Mapping[str, Situation] = field(default_factory=dict)  # the referee's stored rulings (ODD-SIT-1)
-    source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    def combatant(self, name: str) -> Combatant:
-        for c in self.combatants:
-            if c.name == name:
-                return c
-        from referee.errors import IllegalActionError
-
-        raise IllegalActionError(
-            f"no combatant called {name!r}; combatants: {', '.join(c.name for c in self.combatants)}"
-        )
-
-    def enemies_of(self, name: str) -> list[Combatant]:
-        side = self.combatant(name).side
-        return [c for c in self.combatants if c.side != side]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The encounter file's content (with the ruleset frozen in), enough to rebuild this setup."""
-        data = dict(self.source)
-        data["ruleset"] = self.ruleset.name
-        data["options"] = dict(self.ruleset.overrides())
-        return data
 
 
 def read_yaml(path: Path) -> Any:
@@ -394,6 +356,23 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
         )
         for name in expand_names(spec)
     ]
+
+
+def load_ruleset(
+    spec: str, overrides: Mapping[str, Any] | None = None, base_dir: Path | None = None
+) -> Ruleset:
+    """A preset name, or a path to a house-rules YAML file (`preset:` + `options:`), plus overrides.
+
+    A relative path is read from `base_dir` (the encounter file's folder) when given."""
+    if is_preset_name(spec):
+        return preset_or_options(spec, overrides)
+    path = Path(spec)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    if not path.exists():
+        raise OptionError(f"ruleset {spec!r} is neither a preset ({', '.join(PRESETS)}) nor a file")
+    ruleset = load_ruleset_file(path)
+    return ruleset.with_options(**{str(k): v for k, v in overrides.items()}) if overrides else ruleset
 
 
 def load_ruleset_file(path: Path) -> Ruleset:

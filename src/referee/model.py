@@ -15,6 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from referee.dice import parse_dice
 from referee.errors import DiceError
+from referee.vocabulary import (
+    CONCEALMENT_DEGREES,
+    CONDITIONS,
+    COVER_DEGREES,
+    PAIRED,
+    degree,
+    parse_defence_tag,
+    parse_environment,
+    ruling_band,
+)
 
 
 class Size(IntEnum):
@@ -129,8 +139,6 @@ class DefenceSpec(Spec):
     @classmethod
     def _from_tag(cls, data: Any) -> Any:
         if isinstance(data, str):
-            from referee.rules.dac import parse_defence_tag
-
             return parse_defence_tag(data)
         return data
 
@@ -154,8 +162,6 @@ class ModifierSpec(Spec):
 
     @model_validator(mode="after")
     def _band_fits(self) -> ModifierSpec:
-        from referee.rules.situational import ruling_band
-
         if self.band is not None and ruling_band(self.value) != self.band:
             raise ValueError(
                 f"a {self.value:+d} modifier is {ruling_band(self.value)}, not {self.band} (ODD-SIT-2)"
@@ -176,8 +182,6 @@ class RulingSpec(Spec):
     @field_validator("cover", "concealment")
     @classmethod
     def _degree(cls, value: str | int | None, info: Any) -> str | None:
-        from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, degree
-
         allowed = COVER_DEGREES if info.field_name == "cover" else CONCEALMENT_DEGREES
         return None if value is None else degree(value, allowed, info.field_name)
 
@@ -214,8 +218,6 @@ class InitialCondition(Spec):
     @field_validator("name")
     @classmethod
     def _known(cls, value: str) -> str:
-        from referee.rules.vocabulary import CONDITIONS, PAIRED
-
         if value not in CONDITIONS:
             raise ValueError(f"unknown condition {value!r}; conditions: {', '.join(sorted(CONDITIONS))}")
         if value in PAIRED:
@@ -346,8 +348,6 @@ class EncounterSpec(Spec):
     @field_validator("environment")
     @classmethod
     def _environment(cls, value: dict[str, Any]) -> dict[str, Any]:
-        from referee.rules.environment import parse_environment
-
         parse_environment(value)  # a bad depth, fog or flag is refused on load
         return value
 

@@ -1,15 +1,23 @@
-"""Human renderings of events and results (rich). Rule code never prints; this module does."""
+"""Human renderings of events and results. Rule code never prints; this module does.
+
+Every account is built from the same parts of each event (:func:`event_parts`: its text, the rule
+behind it, its dice), so the plain text, the Markdown and the rich (terminal) accounts of a step say
+the same thing with the same rule IDs.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from referee.engine.events import Event, EventType
 from referee.engine.fight import FightResult
-from referee.files import Setup
+from referee.setup import Setup
 
 STYLES = {
     EventType.ROUND_START: "bold cyan",
@@ -20,15 +28,26 @@ STYLES = {
     EventType.CONDITION: "yellow",
 }
 
-
-def dice_text(e: Event) -> str:
-    if not e.dice:
-        return ""
-    return " [dim](" + ", ".join(f"d{d.sides}={d.value}" for d in e.dice) + ")[/dim]"
+# Attack and damage texts already spell out their dice ("1d20 12 +4 ..."); these kinds list theirs.
+DICE_SHOWN = {EventType.SETUP, EventType.INITIATIVE}
 
 
-def event_line(e: Event) -> str | None:
-    """One line of the account for an event, or None for events with nothing to say."""
+@dataclass(frozen=True)
+class EventParts:
+    """What one line of an account says: the text, the rule not already cited in it, the dice."""
+
+    type: EventType
+    text: str
+    rule: str | None
+    dice: str  # "d10=8, d10=3", or "" when the text already shows them
+
+    @property
+    def style(self) -> str | None:
+        return STYLES.get(self.type)
+
+
+def event_parts(e: Event) -> EventParts | None:
+    """The parts of an event's line, or None for events with nothing to say."""
     if e.type is EventType.ROUND_END:
         return None
     if e.type is EventType.ACTION and not e.text:
@@ -43,16 +62,75 @@ def event_line(e: Event) -> str | None:
         text = f"{e.target} takes {e.text} → {e.data.get('hp_after')} hp"
     elif e.type is EventType.ROUND_START:
         text = f"— {e.text} —"
-    rule = f" [dim]\\[{e.rule}][/dim]" if e.rule and e.rule not in text else ""
-    style = STYLES.get(e.type)
-    line = _escape(text)
-    if style:
-        line = f"[{style}]{line}[/{style}]"
-    return f"{line}{rule}" + (dice_text(e) if e.type in {EventType.SETUP, EventType.INITIATIVE} else "")
+    rule = e.rule if e.rule and e.rule not in text else None
+    dice = ", ".join(f"d{d.sides}={d.value}" for d in e.dice) if e.type in DICE_SHOWN else ""
+    return EventParts(e.type, text, rule, dice)
+
+
+def dice_text(e: Event) -> str:
+    if not e.dice:
+        return ""
+    return " [dim](" + ", ".join(f"d{d.sides}={d.value}" for d in e.dice) + ")[/dim]"
+
+
+def event_line(e: Event) -> str | None:
+    """One line of the account for an event in rich markup, or None for events with nothing to say."""
+    parts = event_parts(e)
+    if parts is None:
+        return None
+    rule = f" [dim]\\[{parts.rule}][/dim]" if parts.rule else ""
+    line = _escape(parts.text)
+    if parts.style:
+        line = f"[{parts.style}]{line}[/{parts.style}]"
+    return f"{line}{rule}" + (dice_text(e) if e.type in DICE_SHOWN else "")
+
+
+def plain_line(e: Event) -> str | None:
+    """One line of the plain-text account, e.g. ``Goblin is dead [ODD-HP-1]``."""
+    parts = event_parts(e)
+    if parts is None:
+        return None
+    rule = f" [{parts.rule}]" if parts.rule else ""
+    dice = f" ({parts.dice})" if parts.dice else ""
+    return f"{parts.text}{rule}{dice}"
+
+
+def markdown_line(e: Event) -> str | None:
+    """One Markdown list item: the text escaped, the rule as code, the dice in italics."""
+    parts = event_parts(e)
+    if parts is None:
+        return None
+    text = _markdown_escape(parts.text)
+    if e.type in {EventType.ROUND_START, EventType.DEFEAT, EventType.FIGHT_END}:
+        text = f"**{text}**"
+    rule = f" `{parts.rule}`" if parts.rule else ""
+    dice = f" *({parts.dice})*" if parts.dice else ""
+    return f"- {text}{rule}{dice}"
+
+
+def plain_account(events: Iterable[Event]) -> str:
+    """The account of some events as plain text, one line per event that says something."""
+    return "\n".join(line for e in events if (line := plain_line(e)) is not None)
+
+
+def markdown_account(events: Iterable[Event]) -> str:
+    """The same account as a Markdown list."""
+    return "\n".join(line for e in events if (line := markdown_line(e)) is not None)
+
+
+def rich_account(events: Iterable[Event]) -> Text:
+    """The same account as a rich renderable (the lines the `referee fight` command prints)."""
+    return Text.from_markup("\n".join(line for e in events if (line := event_line(e)) is not None))
 
 
 def _escape(text: str) -> str:
     return text.replace("[", "\\[")
+
+
+def _markdown_escape(text: str) -> str:
+    for char in "\\`*_[]<>#|":
+        text = text.replace(char, "\\" + char)
+    return text
 
 
 def print_fight(console: Console, setup: Setup, result: FightResult) -> None:

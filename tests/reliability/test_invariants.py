@@ -27,9 +27,10 @@ from hypothesis import strategies as st
 
 from referee.dice import RandomDice
 from referee.engine import tactics
-from referee.engine.actions import ACTION_TYPES, Action, Attack, Wait, _field_types, action_from_dict
+from referee.engine.actions import Action, Attack, Wait, _field_types, action_from_dict
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight, replay
+from referee.engine.registry import ACTION_TYPES
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
 from referee.files import Setup, setup_from_data

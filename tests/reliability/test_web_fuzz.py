@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from referee.engine.actions import ACTION_TYPES
+from referee.engine.registry import ACTION_TYPES
 from referee.rules.context import AttackForm
 from referee.web.app import Settings, create_app
 

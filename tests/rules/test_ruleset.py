@@ -10,8 +10,8 @@ import yaml
 from tests.conftest import EXAMPLES, ROOT, angthar_data
 
 from referee.errors import EncounterFileError, OptionError
-from referee.files import load_encounter, load_ruleset_file, setup_from_data
-from referee.rules.ruleset import OPTIONS, PRESET_ALIASES, PRESETS, Ruleset, load_ruleset
+from referee.files import load_encounter, load_ruleset, load_ruleset_file, setup_from_data
+from referee.rules.ruleset import OPTIONS, PRESET_ALIASES, PRESETS, Ruleset
 
 DOC = (ROOT / "docs" / "rulesets.md").read_text(encoding="utf-8")
 
@@ -145,3 +145,19 @@ def test_load_ruleset_names_presets_or_files() -> None:
     assert load_ruleset("house").name == "hr"
     with pytest.raises(OptionError, match="neither a preset"):
         load_ruleset("no-such-file.yaml")
+
+
+def test_load_ruleset_reads_a_relative_file_from_the_encounter_folder(tmp_path: Path) -> None:
+    write(tmp_path / "house.yaml", {"preset": "mf", "options": {"knockout": False}})
+    ruleset = load_ruleset("house.yaml", {"critical_hits": "none"}, base_dir=tmp_path)
+    assert ruleset.name == "mf" and ruleset.overrides() == {"knockout": "off", "critical_hits": "none"}
+    assert load_ruleset("002", {"knockout": "on"}).overrides() == {"knockout": "on"}
+
+
+def test_the_rules_layer_builds_rulesets_from_presets_and_mappings_only() -> None:
+    from referee.rules import ruleset as module
+
+    with pytest.raises(OptionError, match="neither a preset"):
+        module.preset_or_options(str(EXAMPLES / "house_rules.yaml"))
+    assert module.preset_or_options("combined", {"knockout": "off"}).name == "full"
+    assert Ruleset.from_dict({"preset": "hr", "options": None}) == Ruleset.preset("hr")

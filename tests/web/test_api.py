@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import pytest
@@ -87,7 +88,22 @@ def test_begin_with_surprise_gives_a_free_round(tracker: Any) -> None:
     assert check["dice"][0]["value"] == 15 and check["hit"] is False
     assert state["free_round"] is True and state["order"] == [["Angthar"]] and state["current"] == "Angthar"
     export = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth).json()
-    assert export["setup"]["surprise"]["sides"] == ["Goblins"]  # the ruling is frozen into the setup
+    ruled = next(e for e in export["events"] if e["type"] == "surprise")
+    assert ruled["data"]["ruling"]["sides"] == ["Goblins"]  # the ruling belongs to the Begin step's events
+    assert "surprise" not in export["setup"]
+
+
+def test_undoing_a_begin_undoes_its_surprise_ruling(tracker: Any) -> None:
+    # rule: ODD-SURP-1 (the referee's surprise ruling is part of that Begin, not of the encounter)
+    eid = tracker.create()
+    created = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth).json()["setup"]
+    tracker.step(eid, "begin", "15", surprise={"sides": ["Goblins"], "check": "per_side"})
+    state = post(tracker, eid, "undo", {"version": tracker.state(eid)["version"], "keep": 0}).json()
+    assert state["version"] == 0
+    export = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth).json()
+    assert export["setup"] == created
+    begun = tracker.step(eid, "begin")  # a plain Begin: no surprise checks, no free round
+    assert [e["type"] for e in begun["events"]] == ["setup"] and begun["free_round"] is False
 
 
 def test_rolled_dice_when_nothing_is_typed(tracker: Any) -> None:
@@ -403,7 +419,7 @@ def test_export_and_import_round_trip(tracker: Any) -> None:
     exported = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth)
     assert "attachment" in exported.headers["content-disposition"]
     data = exported.json()
-    response = tracker.client.post("/api/encounters/import", content=json.dumps(data), headers=tracker.auth)
+    response = tracker.client.post("/api/encounters/import", json=data, headers=tracker.auth)
     assert response.status_code == 201
     copy_state = tracker.state(response.json()["id"])
     original = tracker.state(eid)
@@ -423,9 +439,7 @@ def test_import_refuses_a_broken_export(tracker: Any) -> None:
     broken = copy.deepcopy(data)
     broken["events"][0]["data"]["hp"] = {"Nobody": 3}
     for bad in (broken, {"format": "other"}, {**data, "events": "x"}):
-        response = tracker.client.post(
-            "/api/encounters/import", content=json.dumps(bad), headers=tracker.auth
-        )
+        response = tracker.client.post("/api/encounters/import", json=bad, headers=tracker.auth)
         assert response.status_code == 422, bad
     assert len(tracker.client.get("/api/encounters", headers=tracker.auth).json()) == 1
 
@@ -481,6 +495,140 @@ def test_players_view_hides_monster_numbers_and_hidden_combatants(tracker: Any) 
     page = tracker.client.get(f"/p/{eid}/{row.player_token}")
     assert page.status_code == 200
     assert "Lurker" not in page.text and "3/6" not in page.text and "badly wounded" in page.text
+
+
+def test_players_view_does_not_tell_that_a_hidden_combatant_acts(tracker: Any) -> None:
+    # rule: ODD-INIT-1 (order Angthar 9, Lurker 4, Goblin 2 3, Goblin 1 2)
+    eid = tracker.create(hidden_data())
+    tracker.step(eid, "begin")
+    tracker.step(eid, "round", "9, 2, 3, 4")
+    player = tracker.app.state.store.get(eid).player_token
+
+    def players() -> dict[str, Any]:
+        return dict(tracker.client.get(f"/api/players/{eid}/{player}").json())
+
+    act(tracker, eid, "1", ATTACK | {"target": "Goblin 1"})  # Angthar misses
+    assert tracker.state(eid)["current"] == "Lurker"
+    while_hidden = players()
+    assert while_hidden["current"] == "Goblin 2"  # the next one they can see, never null mid-round
+    act(tracker, eid, "1", {"kind": "attack", "actor": "Lurker", "target": "Angthar"})  # misses
+    assert tracker.state(eid)["current"] == "Goblin 2"
+    assert players() == while_hidden  # nothing they see moved: not even the revision
+
+
+def test_players_see_nobody_acting_when_the_hidden_one_acts_last(tracker: Any) -> None:
+    eid = tracker.create(hidden_data())
+    tracker.step(eid, "begin")
+    tracker.step(eid, "round", "9, 4, 3, 2")  # Angthar, Goblin 1, Goblin 2, Lurker
+    player = tracker.app.state.store.get(eid).player_token
+    act(tracker, eid, "1", ATTACK | {"target": "Goblin 1"})
+    for goblin in ("Goblin 1", "Goblin 2"):
+        act(tracker, eid, "1", {"kind": "attack", "actor": goblin, "target": "Angthar"})
+    assert tracker.state(eid)["current"] == "Lurker"
+    while_hidden = tracker.client.get(f"/api/players/{eid}/{player}").json()
+    act(tracker, eid, "1", {"kind": "attack", "actor": "Lurker", "target": "Angthar"})
+    assert tracker.state(eid)["needs"] == "end_round"
+    after_everyone = tracker.client.get(f"/api/players/{eid}/{player}").json()
+    assert while_hidden["current"] is None and while_hidden == after_everyone
+
+
+def test_typed_dice_stop_at_the_command_lines_limit(tracker: Any) -> None:
+    from referee.dice import LIMITS
+
+    eid = tracker.create()
+    tracker.step(eid, "begin")
+    for dice in (", ".join(["3"] * 150_000), [3] * (LIMITS.max_script + 1)):
+        body = {"step": "round", "version": 1, "dice": dice}
+        response = post(tracker, eid, "steps", body)
+        assert response.status_code == 422 and f"the limit is {LIMITS.max_script}" in response.json()["error"]
+    assert tracker.state(eid)["version"] == 1
+
+
+HUGE = "9" * 5000  # over Python's 4,300-digit limit for turning text into an integer
+
+
+def test_a_huge_integer_in_a_pasted_or_uploaded_file_is_refused(tracker: Any) -> None:
+    text = json.dumps(angthar_data()).replace('"hp": 30', f'"hp": {HUGE}')
+    yaml_text = f"name: x\nsides:\n  - name: A\n    combatants: [{{name: a, hp: {HUGE}}}]\n"
+    for given in (text, yaml_text):
+        assert post_create(tracker, {"text": given}).status_code == 422
+        for form in ({"data": {"source": "paste", "text": given}}, {"data": {"source": "upload"}, "files": {"file": ("e.yaml", given.encode())}}):
+            response = tracker.client.post("/encounters", headers=tracker.auth, follow_redirects=False, **form)
+            assert response.status_code == 422, response.text
+    assert tracker.client.post("/api/encounters", content=f'{{"data": {{"n": {HUGE}}}}}', headers={**tracker.auth, "content-type": "application/json"}).status_code == 400
+    assert tracker.client.get("/api/encounters", headers=tracker.auth).json() == []
+
+
+def post_create(t: Any, body: dict[str, Any]) -> Any:
+    return t.client.post("/api/encounters", json=body, headers=t.auth)
+
+
+def export_with_a_fight(tracker: Any) -> dict[str, Any]:
+    eid = tracker.create(angthar_data(goblin_hp=9))
+    to_first_action(tracker, eid)
+    act(tracker, eid, "12, 1")
+    return dict(tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth).json())
+
+
+def unshowable_imports(good: dict[str, Any]) -> list[tuple[str, str]]:
+    """Exports that round 1 accepted (201) and then could not show: (why, the JSON text)."""
+    out = []
+    soon = copy.deepcopy(good)
+    soon["setup"]["sides"][1]["combatants"][0]["condition_rounds"] = {"prone": "soon"}
+    out.append(("until_round soon in the setup", json.dumps(soon)))
+    lasting = copy.deepcopy(good)
+    lasting["events"][0].setdefault("data", {})["condition_rounds"] = {"Goblin": {"prone": "soon"}}
+    lasting["events"][0]["data"]["conditions"] = {"Goblin": ["prone"]}
+    out.append(("until_round soon in an event", json.dumps(lasting)))
+    no_data = copy.deepcopy(good)
+    attack = next(e for e in no_data["events"] if e["type"] == "attack")
+    attack.pop("data", None)
+    out.append(("an attack without data", json.dumps(no_data)))
+    damage = next(i for i, e in enumerate(good["events"]) if e["type"] == "damage")
+    for why, number in (("NaN damage", "NaN"), ("1e400 damage", "1e400"), ("Infinity", "Infinity")):
+        text = json.dumps(good).replace(f'"damage": {good["events"][damage]["damage"]}', f'"damage": {number}', 1)
+        out.append((why, text))
+    out.append(("a lone surrogate in event text", json.dumps(good).replace('"text": "', '"text": "\\ud800', 1)))
+    huge = copy.deepcopy(good)
+    huge["events"][-1]["step"] = 2**63
+    out.append(("a step of 2**63", json.dumps(huge)))
+    out.append(("a deeply nested body", "[" * 100_000 + "]" * 100_000))
+    return out
+
+
+def test_an_import_the_server_could_not_show_is_refused(tracker: Any) -> None:
+    good = export_with_a_fight(tracker)
+    before = tracker.client.get("/api/encounters", headers=tracker.auth).json()
+    json_headers = {**tracker.auth, "content-type": "application/json"}
+    for why, text in unshowable_imports(good):
+        response = tracker.client.post("/api/encounters/import", content=text, headers=json_headers)
+        assert response.status_code in {400, 422}, (why, response.status_code, response.text)
+        assert "\n" not in response.json()["error"]
+        upload = tracker.client.post(
+            "/encounters", data={"source": "upload"}, files={"file": ("x.json", text.encode())},
+            headers=tracker.auth, follow_redirects=False,
+        )  # fmt: skip
+        assert upload.status_code in {400, 422}, (why, upload.status_code, upload.text)
+    assert tracker.client.get("/api/encounters", headers=tracker.auth).json() == before
+    assert tracker.client.post("/api/encounters/import", json=good, headers=tracker.auth).status_code == 201
+
+
+def test_a_state_is_never_torn(tracker: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # another tab's step lands between the access check (which reads the row) and the state's read of the log
+    store = tracker.app.state.store
+    eid = tracker.create()
+    to_first_action(tracker, eid)
+    real_get = type(store).get
+
+    def get_then_another_tab_acts(self: Any, encounter_id: str) -> Any:
+        row = real_get(self, encounter_id)
+        monkeypatch.setattr(type(store), "get", real_get)
+        tracker_module.take_step(store, row, "action", version=row.version, dice="12, 1", action=ATTACK)
+        return row
+
+    monkeypatch.setattr(type(store), "get", get_then_another_tab_acts)
+    state = tracker.client.get(f"/api/encounters/{eid}", headers=tracker.auth).json()
+    assert state["version"] == len(state["events"]) == 6
 
 
 def test_health_words() -> None:
@@ -552,10 +700,13 @@ def test_encounter_referee_token_opens_only_its_encounter(tracker: Any) -> None:
     assert tracker.client.get("/api/encounters", headers=own).status_code == 403
 
 
-def test_token_in_link_becomes_a_cookie(tracker: Any) -> None:
+def test_token_in_link_becomes_a_session_cookie(tracker: Any) -> None:
     response = tracker.client.get(f"/?token={tracker.token}", follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == "/"
-    assert "httponly" in response.headers["set-cookie"].lower()
+    cookie = response.headers["set-cookie"]
+    assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
+    assert cookie.startswith("referee_session_80=")  # the port is in the name (TestClient: port 80)
+    assert tracker.token not in cookie  # a session value, never the server's token
     assert tracker.client.get("/api/encounters").status_code == 200  # the cookie now carries it
 
 
@@ -569,17 +720,26 @@ def test_password_login(tmp_path: Any) -> None:
     assert client.get("/api/encounters", headers={"Authorization": "Bearer swordfish"}).status_code == 200
     assert client.post("/login", data={"password": "nope"}).status_code == 403
     assert client.get("/login").status_code == 200
-    assert client.post("/login", data={"password": "swordfish"}, follow_redirects=False).status_code == 303
+    logged_in = client.post("/login", data={"password": "swordfish"}, follow_redirects=False)
+    assert logged_in.status_code == 303 and "swordfish" not in logged_in.headers["set-cookie"]
     assert client.get("/api/encounters").status_code == 200
 
 
 # --- pages -------------------------------------------------------------------------------------------
 
 
+def csrf_of(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "no CSRF token in the page"
+    return found.group(1)
+
+
+
 def test_pages_and_forms(tracker: Any) -> None:
-    tracker.client.cookies.set("referee", tracker.token)
+    assert tracker.client.get(f"/?token={tracker.token}").status_code == 200  # a session, as a browser
+    csrf = csrf_of(tracker.client.get("/").text)
     made = tracker.client.post(
-        "/encounters", data={"source": "example", "example": "angthar_and_the_goblins.yaml"}
+        "/encounters", data={"source": "example", "example": "angthar_and_the_goblins.yaml", "csrf": csrf}
     )
     assert made.status_code == 200 and "Begin the fight" in made.text  # followed the 303 to the fight page
     eid = made.url.path.rsplit("/", 1)[-1]
@@ -587,24 +747,26 @@ def test_pages_and_forms(tracker: Any) -> None:
     assert index.status_code == 200 and "Angthar and the goblins" in index.text
     upload = tracker.client.post(
         "/encounters",
-        data={"source": "upload"},
+        data={"source": "upload", "csrf": csrf},
         files={"file": ("e.yaml", json.dumps(angthar_data()).encode())},
     )
     assert upload.status_code == 200
-    pasted = tracker.client.post("/encounters", data={"source": "paste", "text": json.dumps(angthar_data())})
+    pasted = tracker.client.post(
+        "/encounters", data={"source": "paste", "text": json.dumps(angthar_data()), "csrf": csrf}
+    )
     assert pasted.status_code == 200
     export = tracker.client.get(f"/api/encounters/{eid}/export").content
     imported = tracker.client.post(
-        "/encounters", data={"source": "upload"}, files={"file": ("x.json", export)}
+        "/encounters", data={"source": "upload", "csrf": csrf}, files={"file": ("x.json", export)}
     )
     assert imported.status_code == 200
-    renamed = tracker.client.post(f"/e/{eid}/rename", data={"name": "At the bridge"})
+    renamed = tracker.client.post(f"/e/{eid}/rename", data={"name": "At the bridge", "csrf": csrf})
     assert "At the bridge" in renamed.text
-    refused = tracker.client.post(f"/e/{eid}/delete", data={})
+    refused = tracker.client.post(f"/e/{eid}/delete", data={"csrf": csrf})
     assert refused.status_code == 400 and "confirm" in refused.text
-    assert tracker.client.post(f"/e/{eid}/delete", data={"confirm": "yes"}).status_code == 200
+    assert tracker.client.post(f"/e/{eid}/delete", data={"confirm": "yes", "csrf": csrf}).status_code == 200
     assert len(tracker.client.get("/api/encounters").json()) == 3
-    bad = tracker.client.post("/encounters", data={"source": "paste", "text": "sides: ["})
+    bad = tracker.client.post("/encounters", data={"source": "paste", "text": "sides: [", "csrf": csrf})
     assert bad.status_code == 422 and "bad YAML" in bad.text and "<html" not in bad.text.lower()[:5]
 
 

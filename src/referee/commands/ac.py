@@ -17,9 +17,9 @@ import typer
 from rich.table import Table
 
 from referee.cli import app, console, dump_json
-from referee.files import Setup
 from referee.model import UNARMED, Combatant
 from referee.rules.dac import KINDS, FourACs
+from referee.setup import Setup
 
 NEUTRAL = "(any attacker)"
 _ATTACKS: dict[str, tuple[str, frozenset[str]]] = {  # kind → (attack form, situation flags)
@@ -32,7 +32,7 @@ _ATTACKS: dict[str, tuple[str, frozenset[str]]] = {  # kind → (attack form, si
 
 def armour_classes_in(setup: Setup, name: str) -> FourACs:
     """The four ACs of `name` at the start of the encounter, through the attack path itself."""
-    import referee.rules.enabled  # noqa: F401  (every rule registered)
+    import referee.rules.enabled  # noqa: F401  (kept: every rule is listed in rules.registry)
     from referee.engine.state import FightState
     from referee.rules.armour_class import ArmourClass, armour_class
     from referee.rules.context import AttackContext, AttackForm, Situation

@@ -8,7 +8,8 @@ import typer
 from rich.table import Table
 
 from referee.cli import app, console, dump_json
-from referee.rules.ruleset import OPTIONS, PRESETS, load_ruleset
+from referee.files import load_ruleset
+from referee.rules.ruleset import OPTIONS, PRESETS
 
 
 @app.command()
@@ -25,7 +26,7 @@ def rules(
         rows.append(
             {
                 "option": name,
-                "value": ruleset[name],
+                "value": ruleset[name].value,
                 "help": option.help,
                 "variants": [
                     {"name": v.name, "source": v.source, "rules": list(v.rules), "help": v.help}

@@ -62,14 +62,6 @@ class Wait(Action):
     reason: str = "waits"
 
 
-ACTION_TYPES: dict[str, type[Action]] = {"attack": Attack, "wait": Wait}
-
-
-def register_action(cls: type[Action]) -> type[Action]:
-    ACTION_TYPES[cls.kind] = cls
-    return cls
-
-
 def situation_to_dict(s: Situation) -> dict[str, Any]:
     data = asdict(s)
     data["modifiers"] = [m.to_dict() for m in s.modifiers]
@@ -186,6 +178,8 @@ def action_from_dict(data: Any) -> Action:
     """Rebuild an action from its dict (as sent by the web form or the JSON API)."""
     if not isinstance(data, dict):
         raise IllegalActionError("an action is a mapping with a `kind`")
+    from referee.engine.registry import ACTION_TYPES  # every kind; the registry imports this module
+
     kind = str(data.get("kind", "attack"))
     cls = ACTION_TYPES.get(kind)
     if cls is None:

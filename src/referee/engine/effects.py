@@ -24,10 +24,10 @@ from typing import ClassVar
 
 from referee.checks import Check, Modifier
 from referee.dice import DiceSource, DiceTape, parse_dice, roll
-from referee.engine.actions import Action, register_action
+from referee.engine.action_support import action_event, actor_state
+from referee.engine.actions import Action
 from referee.engine.events import Event, EventType, event
-from referee.engine.odd_actions import action_event, actor_state
-from referee.engine.resolve import damage_events, resolver
+from referee.engine.resolve import damage_events
 from referee.engine.state import CombatantState, FightState
 from referee.errors import DiceError, IllegalActionError
 from referee.rules import hit_points
@@ -50,7 +50,6 @@ ON_SAVE = ("half", "none")
 MAX_TARGETS = 100
 
 
-@register_action
 @dataclass(frozen=True)
 class AreaEffect(Action):
     """ODD-ATK-4, GAP-SAVES, MOD-COVER-EVADE: the referee applies a spell, breath or trap to targets
@@ -152,7 +151,6 @@ def _without_unseen(check: Check) -> Check:
     return replace(check, modifiers=keep, target_modifiers=targets, target=check.target - gone)
 
 
-@resolver(AreaEffect)
 def resolve_effect(state: FightState, action: AreaEffect, dice: DiceSource) -> list[Event]:
     actor = state[action.actor] if action.free else actor_state(state, action.actor)
     plan = _plan(state, action)

@@ -11,23 +11,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from referee.dice import DiceSource, DiceTape, roll
+from referee.dice import DiceSource, DiceTape, DieRoll
 from referee.engine.actions import Action
 from referee.engine.events import Event, EventType, event
+from referee.engine.registry import END_OF_ROUND as END_OF_ROUND
+from referee.engine.registry import START_OF_ROUND as START_OF_ROUND
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
-from referee.files import Setup
 from referee.model import Combatant
-from referee.rules import initiative, surprise
+from referee.rules import hit_points, initiative, surprise, turns
+from referee.setup import Setup
 
-# Hooks run at the end of each round before ROUND_END (conditions expiring, drowning, garrotte counts...).
-END_OF_ROUND: list[Callable[[FightState, DiceSource], list[Event]]] = []
-# Hooks run at the start of each round after initiative (segment delays, ongoing effects...).
-START_OF_ROUND: list[Callable[[FightState, DiceSource], list[Event]]] = []
-
-# Rule modules register on the hooks above, so they are imported once the hooks exist.
-import referee.rules.enabled  # noqa: E402, F401  (registers every rule)
+# The round hooks (scripted charges, segment delays; garrotte counts, drowning...) are listed in order in
+# referee.engine.registry; imported here by name for the exact odds and the simulator too.
 
 
 class Fight:
@@ -103,14 +100,7 @@ class Fight:
 
     def _setup_event(self, dice: DiceSource) -> Event:
         tape = DiceTape(dice)
-        hp: dict[str, int] = {}
-        for c in self.setup.combatants:
-            if c.hp is not None:
-                hp[c.name] = c.hp
-            elif c.hp_dice:
-                hp[c.name] = max(1, roll(c.hp_dice, tape, f"hit points {c.name}").total)
-            else:
-                hp[c.name] = 1
+        hp = {c.name: hit_points.roll_hit_points(c, tape) for c in self.setup.combatants}
         conditions = {c.name: list(c.conditions) for c in self.setup.combatants if c.conditions}
         lasting = {c.name: dict(c.condition_rounds) for c in self.setup.combatants if c.condition_rounds}
         return event(
@@ -120,48 +110,38 @@ class Fight:
         )  # fmt: skip
 
     def _surprise_events(self, dice: DiceSource) -> list[Event]:
+        """The events of the surprise procedure (rules/surprise.py, ODD-SURP-1..5)."""
         spec = self.setup.surprise
         if spec is None:
             return []
-        if not spec.possible:
+        found = surprise.roll_surprise(spec, self.setup.combatants, dice)
+        if not found.possible:
             return [
                 event(EventType.SURPRISE, 0, rule="ODD-SURP-1", text="the referee rules surprise impossible",
                       data={"surprised": [], "possible": False})
             ]  # fmt: skip
-        out: list[Event] = []
-        surprised: list[str] = []
-        for side in spec.sides:
-            members = [c for c in self.setup.combatants if c.side == side]
-            for sc in surprise.checks_for_side(members, spec.check, spec.modifiers.get(side, 0)):
-                tape = DiceTape(dice)
-                face = tape.roll(20, f"surprise {sc.who}")
-                passed = sc.check.succeeds(face)
-                if not passed:
-                    surprised.extend(sc.applies_to)
-                out.append(
-                    event(
-                        EventType.CHECK, 0, actor=sc.who, dice=tape.take(), total=face,
-                        target_number=sc.check.target, hit=passed, rule="ODD-SURP-2",
-                        text=sc.check.breakdown([face]),
-                        data={"check": "surprise", "applies_to": list(sc.applies_to)},
-                    )
-                )  # fmt: skip
-        everyone = [c.name for c in self.setup.combatants]
-        acting = [n for n in everyone if n not in surprised]
+        out = [
+            event(
+                EventType.CHECK, 0, actor=r.check.who, dice=(DieRoll(20, r.face, f"surprise {r.check.who}"),),
+                total=r.face, target_number=r.check.check.target, hit=r.passed, rule="ODD-SURP-2",
+                text=r.check.check.breakdown([r.face]),
+                data={"check": "surprise", "applies_to": list(r.check.applies_to)},
+            )
+            for r in found.checks
+        ]  # fmt: skip
+        surprised, acting = list(found.surprised), list(found.acting)
         text = "nobody is surprised"
         if surprised and acting:
             text = f"surprised: {', '.join(surprised)}; a free round for the others (ODD-SURP-4)"
         elif surprised:
             text = "both sides are surprised: a free round of stunned silence (ODD-SURP-5)"
         out.append(
-            event(EventType.SURPRISE, 0, rule="ODD-SURP-5" if surprised and not acting else "ODD-SURP-4",
-                  text=text, data={"surprised": surprised, "possible": True})
+            event(EventType.SURPRISE, 0, rule=found.rule, text=text, data={"surprised": surprised, "possible": True})
         )  # fmt: skip
-        if surprised:
-            order = [[n] for n in acting]
+        if found.free_round:
             out.append(
                 event(EventType.ROUND_START, 0, rule="ODD-SURP-4", text="free round",
-                      data={"free_round": True, "order": order})
+                      data={"free_round": True, "order": [[n] for n in acting]})
             )  # fmt: skip
         return out
 
@@ -179,11 +159,11 @@ class Fight:
     def _initiative_event(self, number: int, dice: DiceSource) -> Event:
         tape = DiceTape(dice)
         active = [c.spec for c in self.state.combatants.values() if c.is_active()]
-        order, rolls, moves, rule = roll_initiative(self.setup, active, number, tape)
-        text = " > ".join("=".join(slot) for slot in order)
+        found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)
+        text = " > ".join("=".join(slot) for slot in found.order)
         return event(
-            EventType.INITIATIVE, number, dice=tape.take(), rule=rule, text=f"initiative: {text}",
-            data={"order": order, "rolls": rolls, "first_strike": moves},
+            EventType.INITIATIVE, number, dice=tape.take(), rule=found.rule, text=f"initiative: {text}",
+            data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},
         )  # fmt: skip
 
     def act(self, action: Action, dice: DiceSource) -> list[Event]:
@@ -205,14 +185,8 @@ class Fight:
         return added
 
     def _may_act_now(self, name: str) -> bool:
-        """Combatants in the same initiative slot act simultaneously, in any order."""
-        expected = self.next_actor()
-        state = self.state
-        if name not in state.combatants or name in state.acted or expected is None:
-            return False
-        return state.slot_of(name) == state.slot_of(expected) and (
-            state[name].is_active() or name in state.may_act_though_down
-        )
+        """Combatants in the same initiative slot act simultaneously, in any order (ODD-INIT-3)."""
+        return name in self.state.combatants and self.state.may_act(name)
 
     def end_round(self, dice: DiceSource) -> list[Event]:
         """Conditions that last to the end of the round expire; the round ends; maybe the fight does."""
@@ -224,12 +198,7 @@ class Fight:
             added += self.push(hook(self.state, dice))
         added += self.push(self._expiry_events(number))
         added += self.push([event(EventType.ROUND_END, number, text=f"end of round {number}")])
-        if not self.is_over() and number >= self.setup.max_rounds:
-            added += self.push(
-                [event(EventType.FIGHT_END, number, text=f"round limit {number} reached",
-                       data={"winner": None, "reason": "round limit"})]
-            )  # fmt: skip
-        added += self._maybe_end()
+        added += self._maybe_end(round_over=True)
         return added
 
     def _expiry_events(self, number: int) -> list[Event]:
@@ -243,19 +212,28 @@ class Fight:
                     )  # fmt: skip
         return out
 
-    def _maybe_end(self) -> list[Event]:
+    def _maybe_end(self, round_over: bool = False) -> list[Event]:
+        """The end of the fight, if it has come (rules/turns.py): one side left, none, or the round limit."""
         if self.is_over():
             return []
-        if self.state.may_act_though_down - self.state.acted:
-            return []  # ODD-INIT-3: simultaneous actions of the same slot still happen first
-        standing = self.state.sides_standing()
-        if len(standing) > 1:
-            return []
-        winner = standing[0] if standing else None
-        return self.push(
-            [event(EventType.FIGHT_END, self.state.round, text=f"{winner or 'nobody'} wins",
-                   data={"winner": winner, "reason": "one side left" if winner else "no side left"})]
+        state = self.state
+        found = turns.fight_end(
+            state.sides_standing(), state.round, self.setup.max_rounds, round_over,
+            pending=turns.simultaneous_actions_pending(state.may_act_though_down, state.acted),
         )  # fmt: skip
+        if found is None:
+            return []
+        text = f"round limit {state.round} reached" if found.reason == turns.ROUND_LIMIT else found.text
+        return self.push(
+            [
+                event(
+                    EventType.FIGHT_END,
+                    state.round,
+                    text=text,
+                    data={"winner": found.winner, "reason": found.reason},
+                )
+            ]
+        )
 
     def take(self, step: str, dice: DiceSource, action: Action | None = None) -> list[Event]:
         """Take a named step: `begin`, `round`, `action` (with `action`) or `end_round`."""
@@ -291,31 +269,10 @@ class Fight:
 def roll_initiative(
     setup: Setup, active: list[Combatant], number: int, tape: DiceSource
 ) -> tuple[list[list[str]], dict[str, int], list[dict[str, str]], str]:
-    """Round `number`'s order of action for the active combatants: (slots, rolls, first-strike moves, rule).
-
-    Pure but for the dice, so the exact odds (:mod:`referee.odds`) enumerate it over every d10 result.
-    """
-    rs = setup.ruleset
-    rolls: dict[str, int] = {}
-    if rs["initiative"] == "d10_group":
-        members = {s: [c.name for c in active if c.side == s] for s in setup.sides}
-        side_rolls = [(s, tape.roll(10, f"initiative {s}")) for s in setup.sides if members[s]]
-        rolls = dict(side_rolls)
-        order = initiative.order_groups(side_rolls, members)
-        rule = "ODD-INIT-4"
-    else:
-        entries = []
-        for c in active:
-            face = tape.roll(10, f"initiative {c.name}")
-            rolls[c.name] = face
-            delays = [d for hook in initiative.DELAY_RULES for d in hook(c, number, tape)]
-            entries.append(initiative.Roll(c.name, face, c.abilities.dexterity, sum(d[0] for d in delays)))
-        order = initiative.order_individual(entries)
-        rule = "ODD-INIT-1"
-    moves: list[dict[str, str]] = []
-    if number == 1 and rs.is_on("first_strike_reach_size"):
-        order, moves = initiative.apply_first_strike(order, {c.name: c for c in active})
-    return order, rolls, moves, rule
+    """Round `number`'s order (slots, rolls, first-strike moves, rule): :func:`rules.initiative.roll_initiative`
+    for a setup, kept for older callers."""
+    found = initiative.roll_initiative(setup.ruleset, active, setup.sides, number, tape)
+    return found.order, found.rolls, found.first_strike, found.rule
 
 
 @dataclass(frozen=True)

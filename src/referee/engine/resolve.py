@@ -2,45 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from referee.checks import Modifier
-from referee.dice import DiceSource, DiceTape, parse_dice, roll
+from referee.dice import DiceSource, DiceTape
 from referee.engine.actions import Action, Attack, Wait
 from referee.engine.events import Event, EventType, event
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
-from referee.model import Weapon
-from referee.rules import hit_points, hooks
-from referee.rules.attack import AttackPlan, Effect, critical_bonus, plan_attack
+from referee.rules import attack_roll, hit_points, hooks, movement
+from referee.rules.attack import AttackPlan, Effect, plan_attack
 from referee.rules.context import AttackContext, AttackForm
 from referee.rules.ruleset import Ruleset
 
-Resolver = Callable[[FightState, Any, DiceSource], list[Event]]
-RESOLVERS: dict[type[Action], Resolver] = {}
+# The attack-roll procedures moved to rules/attack_roll.py; their old names here keep older callers working.
+AttackOutcome = attack_roll.AttackOutcome
+damage_amount = attack_roll.damage_amount
+damage_expression = attack_roll.damage_expression
+damage_recipe = attack_roll.damage_recipe
+damage_rule_id = attack_roll.damage_rule_id
+miss_chance_die = attack_roll.miss_chance_die
+miss_chance_roll = attack_roll.miss_chance_roll
+roll_attack = attack_roll.roll_attack
+roll_damage = attack_roll.roll_damage
+scaled_dice = attack_roll.scaled_dice
 
-
-def resolver(cls: type[Action]) -> Callable[[Resolver], Resolver]:
-    def wrap(fn: Resolver) -> Resolver:
-        RESOLVERS[cls] = fn
-        return fn
-
-    return wrap
-
-
-# Hooks that add events after any action (a charged touch spell lost to another action, HR-TOUCH-3...).
-AFTER_ACTION: list[Callable[[FightState, Action, list[Event]], list[Event]]] = []
+# The resolvers and every hook below are listed in referee.engine.registry, which imports this module:
+# it is read when an action is resolved, not at import.
 
 
 def resolve(state: FightState, action: Action, dice: DiceSource) -> list[Event]:
     """The events an action produces. Does not change `state` (the caller applies the events)."""
-    fn = RESOLVERS.get(type(action))
+    from referee.engine import registry
+
+    fn = registry.RESOLVERS.get(type(action))
     if fn is None:
         raise IllegalActionError(f"no rules resolve a {action.kind!r} action")
     events = fn(state, action, dice)
-    for hook in AFTER_ACTION:
+    for hook in registry.AFTER_ACTION:
         events += hook(state, action, events)
     return events
 
@@ -48,13 +48,7 @@ def resolve(state: FightState, action: Action, dice: DiceSource) -> list[Event]:
 # --- distance -------------------------------------------------------------------------------------
 
 
-def grid_distance(a: CombatantState, b: CombatantState) -> int | None:
-    """ODD-MOVE-4: squares of 5 ft; diagonal steps count as one square (an assumption)."""
-    if a.position is None or b.position is None:
-        return None
-    dx = abs(a.position[0] - b.position[0])
-    dy = abs(a.position[1] - b.position[1])
-    return 5 * max(dx, dy)
+grid_distance = movement.grid_distance  # ODD-MOVE-4, written in rules/movement.py
 
 
 def attack_distance(
@@ -65,11 +59,6 @@ def attack_distance(
         return given
     grid = grid_distance(attacker, defender)
     return grid if grid is not None else state.setup.distance
-
-
-# Rules that refine the form of an attack declared without one (a character's bare-handed blow is a
-# pummel, ODD-UNARMED-2); each gets the attacker, the weapon and the form chosen so far.
-FORM_RULES: list[Callable[[CombatantState, Weapon, AttackForm], AttackForm]] = []
 
 
 def attack_context(state: FightState, action: Attack, free: bool = False) -> AttackContext:
@@ -92,7 +81,9 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
             if weapon.is_ranged or (weapon.can_throw() and distance > weapon.reach)
             else AttackForm.MELEE
         )
-        for pick in FORM_RULES:
+        from referee.engine import registry  # the form rules (ODD-UNARMED-2)
+
+        for pick in registry.FORM_RULES:
             form = pick(attacker, weapon, form)
     if form is AttackForm.RANGED and not (weapon.is_ranged or weapon.can_throw()):
         raise IllegalActionError(f"{weapon.name} is not a missile weapon and cannot be thrown")
@@ -111,109 +102,7 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
     )
 
 
-# --- rolling a plan -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AttackOutcome:
-    natural: int
-    hit: bool
-    critical: bool
-    fumble: bool
-    missed_by_chance: bool
-
-
-def roll_attack(plan: AttackPlan, tape: DiceTape) -> tuple[AttackOutcome, tuple[int, ...]]:
-    """The attack d20 (two under advantage), then any confirmation die, then any miss-chance die."""
-    check = plan.check
-    faces = tuple(tape.roll(check.sides, "attack") for _ in range(check.dice_count))
-    natural = check.natural_of(faces) if faces else 0
-    hit = check.succeeds(natural)
-    critical = fumble = False
-    crit = plan.critical
-    if faces and crit.may_be_critical(natural, check.sides, hit):
-        critical = (
-            crit.critical_confirmed(tape.roll(20, "critical confirmation"))
-            if crit.confirms_critical
-            else True
-        )
-    if faces and crit.may_be_fumble(natural, hit):
-        fumble = crit.fumble_confirmed(tape.roll(20, "fumble confirmation")) if crit.confirms_fumble else True
-    missed_by_chance = False
-    if hit and plan.miss_chance:
-        missed_by_chance = miss_chance_roll(plan.miss_chance, plan.miss_dice, tape)
-        hit = not missed_by_chance
-        critical = critical and hit
-    return AttackOutcome(natural, hit, critical, fumble, missed_by_chance), faces
-
-
-def miss_chance_roll(percent: int, miss_dice: str, tape: DiceTape) -> bool:
-    """MF-VIS-5: roll d100, a result at or under the miss chance turns the hit into a miss.
-    Option `miss_chance_dice = d6` (X-11): 33% → 1-2, 66% → 1-4 on a d6."""
-    sides, threshold = miss_chance_die(percent, miss_dice)
-    return tape.roll(sides, "miss chance") <= threshold
-
-
-def miss_chance_die(percent: int, miss_dice: str) -> tuple[int, int]:
-    """The miss-chance die and the highest face that turns a hit into a miss (shared with the odds)."""
-    if miss_dice == "d6":
-        return 6, round(percent * 6 / 100)
-    return 100, percent
-
-
-def damage_expression(plan: AttackPlan, critical: bool) -> tuple[str, int]:
-    """The dice to roll for a hit and how many times the dice count (backstab, doubled criticals)."""
-    factor = plan.damage.dice_multiplier
-    if critical and plan.critical.critical == "confirm_16_20":
-        factor *= 2  # GAP-CRIT-002: a confirmed critical rolls the damage dice twice
-    return plan.damage.dice.text, factor
-
-
-def scaled_dice(text: str, factor: int) -> str:
-    """Multiply the dice of an expression (not its constant): 1d8+1 ×2 → 2d8+1."""
-    if factor == 1:
-        return text
-    expr = parse_dice(text)
-    linear = expr.linear()
-    if linear is None:
-        return f"({text})*{factor}"
-    groups, constant = linear
-    parts = [f"{g.count * factor}d{g.sides}" for g in groups]
-    if constant:
-        parts.append(str(constant))
-    return "+".join(parts).replace("+-", "-") or "0"
-
-
-def roll_damage(
-    plan: AttackPlan, outcome: AttackOutcome, tape: DiceTape
-) -> tuple[int, tuple[Modifier, ...], str]:
-    """Damage of a hit: dice (or their maximum) + modifiers, at least the plan's minimum."""
-    expr, maximise, mods = damage_recipe(plan, outcome.critical)
-    if maximise:
-        base = parse_dice(expr).maximum
-        how = f"maximum of {expr}"
-    else:
-        base = roll(expr, tape, "damage").total
-        how = expr
-    return damage_amount(plan, base, mods), mods, how
-
-
-def damage_recipe(plan: AttackPlan, critical: bool) -> tuple[str, bool, tuple[Modifier, ...]]:
-    """What a hit's damage is made of: the dice to roll, whether they count at their maximum, and the
-    modifiers. Pure, so the live roll and the exact odds (:mod:`referee.odds`) share it."""
-    mods = list(plan.damage.modifiers)
-    text, factor = damage_expression(plan, critical)
-    maximise = plan.damage.maximise or (
-        critical and plan.critical.critical in {"max_plus_half_level", "confirm_16_20_max_plus_half_level"}
-    )
-    if maximise and critical and plan.critical.critical != "confirm_16_20":
-        mods.append(critical_bonus(plan.critical.level))
-    return scaled_dice(text, factor), maximise, tuple(mods)
-
-
-def damage_amount(plan: AttackPlan, base: int, modifiers: tuple[Modifier, ...]) -> int:
-    """The dice total plus the modifiers, at least the plan's minimum (GAP-MIN-DAMAGE)."""
-    return max(plan.damage.minimum, base + sum(m.value for m in modifiers))
+# --- rolling a plan: the procedures live in rules/attack_roll.py (re-exported for older callers) -------
 
 
 def defeat_status(
@@ -315,24 +204,6 @@ def roll_reasons(ctx: AttackContext, plan: AttackPlan) -> str:
     return f" ({'; '.join(reasons)})" if reasons else ""
 
 
-def damage_rule_id(plan: AttackPlan, outcome: AttackOutcome) -> str:
-    """The rule behind a hit's damage: MF-CRIT-2 (maximum + half level), GAP-CRIT-002 (doubled dice of a
-    confirmed 002 critical, HR-CRIT-1), HR-HELPLESS-2 (maximum against the helpless) or ODD-ATK-2."""
-    if outcome.critical and "max" in plan.critical.critical:
-        return "MF-CRIT-2"
-    if outcome.critical:
-        return "HR-CRIT-1"
-    if plan.damage.maximise:
-        return "HR-HELPLESS-2"
-    return "ODD-ATK-2"
-
-
-# Hooks that add events after an attack (armour damage, fumble effects, stray missiles...).
-AFTER_ATTACK: list[
-    Callable[[FightState, AttackContext, AttackPlan, AttackOutcome, DiceSource], list[Event]]
-] = []
-
-
 def attack_events(
     state: FightState,
     ctx: AttackContext,
@@ -347,7 +218,8 @@ def attack_events(
     if action_data is not None:
         out.append(event(EventType.ACTION, r, actor=plan.attacker, target=plan.defender, data=action_data))
     out += effect_events(state, plan, plan.on_attempt, r)
-    outcome, faces = roll_attack(plan, tape)
+    outcome = attack_roll.roll_attack(plan, tape)  # through the module: a house rule may replace it
+    faces = outcome.faces
     attack_dice = tape.take()
     ac = plan.armour_class
     verdict = "hit" if outcome.hit else "miss"
@@ -378,19 +250,21 @@ def attack_events(
         )
     )  # fmt: skip
     if outcome.hit and not plan.damage.none:
-        amount, mods, how = roll_damage(plan, outcome, tape)
+        amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)
         defender = state[plan.defender]
         out += damage_events(
             state, defender, amount, round_no=r, by=plan.attacker, subdual=plan.damage.subdual,
             knockout=plan.damage.knockout, dice=tape.take(), modifiers=mods,
-            rule=damage_rule_id(plan, outcome),
+            rule=attack_roll.damage_rule_id(plan, outcome),
             text=f"{how}{' ' if mods else ''}{' '.join(str(m) for m in mods)} = {amount}"
             f"{' subdual' if plan.damage.subdual else ''} damage",
             extra={"critical": outcome.critical},
         )  # fmt: skip
     if outcome.hit:
         out += effect_events(state, plan, plan.on_hit, r)
-    for hook in AFTER_ATTACK:
+    from referee.engine import registry  # the after-attack hooks (fumbles, garrottes, strays...)
+
+    for hook in registry.AFTER_ATTACK:
         out += hook(state, ctx, plan, outcome, dice)
     return out
 
@@ -403,15 +277,12 @@ def plan_declared_attack(state: FightState, action: Attack) -> tuple[AttackConte
     return ctx, plan_attack(ctx)
 
 
-# Rules that may send a declared attack at another target (an outsider striking into a grapple,
-# MOD-COND-GRAPPLED-2); each returns the new target and the events that record why, or None.
-RETARGET_RULES: list[Callable[[FightState, Attack, DiceSource], tuple[str, list[Event]] | None]] = []
-
-
-@resolver(Attack)
 def resolve_attack(state: FightState, action: Attack, dice: DiceSource) -> list[Event]:
+    """ODD-ACT-ATK: a declared attack, maybe sent at another target first (MOD-COND-GRAPPLED-2)."""
+    from referee.engine import registry  # the retarget rules
+
     before: list[Event] = []
-    for retarget in RETARGET_RULES:
+    for retarget in registry.RETARGET_RULES:
         found = retarget(state, action, dice)
         if found is not None:
             flags = action.situation.flags | {"friendly"}  # the blow may land on a friend
@@ -422,7 +293,6 @@ def resolve_attack(state: FightState, action: Attack, dice: DiceSource) -> list[
     return before + attack_events(state, ctx, plan, dice, data)
 
 
-@resolver(Wait)
 def resolve_wait(state: FightState, action: Wait, dice: DiceSource) -> list[Event]:
     state[action.actor]
     return [event(EventType.ACTION, state.round, actor=action.actor, rule="ODD-ACT-FREE-1",

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine.events import Event, EventType
-from referee.files import Setup
 from referee.model import Combatant
+from referee.rules import turns
+from referee.setup import Setup
 
 ACTIVE = "active"
 UNCONSCIOUS = "unconscious"
@@ -122,24 +123,26 @@ class FightState:
     def is_over(self) -> bool:
         return self.phase == "over"
 
+    def ready_to_act(self, name: str) -> bool:
+        """Active, and not surprised in a free round (ODD-SURP-4)."""
+        c = self.combatants[name]
+        return c.is_active() and not (self.free_round and c.surprised)
+
     def next_actor(self) -> str | None:
-        """The combatant whose turn it is, or None when everyone in this round's order has acted."""
-        for index, slot in enumerate(self.order):
-            for name in slot:
-                if name in self.acted:
-                    continue
-                c = self.combatants[name]
-                if c.is_active() and not (self.free_round and c.surprised):
-                    return name
-                if name in self.may_act_though_down and index == self.current_slot:
-                    return name  # ODD-INIT-3: a simultaneous action still happens
-        return None
+        """The combatant whose turn it is, or None when everyone in this round's order has acted
+        (:func:`rules.turns.next_actor`, ODD-INIT-3)."""
+        return turns.next_actor(
+            self.order, self.acted, self.current_slot, self.may_act_though_down, self.ready_to_act
+        )
+
+    def may_act(self, name: str) -> bool:
+        """Whether `name` may act now: its turn, or its slot's (:func:`rules.turns.may_act`, ODD-INIT-3)."""
+        return turns.may_act(
+            name, self.order, self.acted, self.current_slot, self.may_act_though_down, self.ready_to_act
+        )
 
     def slot_of(self, name: str) -> int:
-        for index, slot in enumerate(self.order):
-            if name in slot:
-                return index
-        return -1
+        return turns.slot_index(self.order, name)
 
     def snapshot(self) -> dict[str, Any]:
         return {

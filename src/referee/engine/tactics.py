@@ -7,29 +7,30 @@ The rule is deliberately simple and documented: attack the living enemy with the
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from referee.engine.actions import Action, Attack, Wait
 from referee.engine.resolve import attack_context
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
+from referee.rules import targeting
 from referee.rules.attack import plan_attack
 
-# Rules that force a different choice (a held creature tries to break free, ODD-GRAP-4) register here;
-# the first that returns an action wins.
-OVERRIDES: list[Callable[[FightState, str], Action | None]] = []
+# Rules that force a different choice (a held creature tries to break free, ODD-GRAP-4) are listed in
+# referee.engine.registry.OVERRIDES (which imports this module, so it is read when choosing); the
+# first that returns an action wins.
 
 
 def choose_target(state: FightState, actor: str) -> str | None:
-    enemies = state.living_enemies(actor)
-    if not enemies:
-        return None
+    """The default target (:func:`rules.targeting.choose_target`): fewest hit points, ties first in file."""
     order = {c.name: i for i, c in enumerate(state.setup.combatants)}
-    return min(enemies, key=lambda c: (c.hp - c.subdual, order[c.name])).name
+    return targeting.choose_target(
+        [(c.name, c.hp, c.subdual, order[c.name]) for c in state.living_enemies(actor)]
+    )
 
 
 def choose_action(state: FightState, actor: str) -> Action:
-    for override in OVERRIDES:
+    from referee.engine import registry
+
+    for override in registry.OVERRIDES:
         action = override(state, actor)
         if action is not None:
             return action

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from referee.checks import Modifier
 from referee.rules import abilities
-from referee.rules.context import AC_RULES, DEFENCE_LOSS_RULES, AttackContext, AttackForm, DefenceLoss
+from referee.rules.context import AttackContext, AttackForm, DefenceLoss
 from referee.rules.ruleset import Ruleset
 
 if TYPE_CHECKING:
-    from referee.engine.state import CombatantState
+    from referee.rules.view import CombatantView
 
 ASCENDING = "ascending"
 DESCENDING = "descending"
@@ -55,7 +55,9 @@ def protection(bonus: int, rule: str, reason: str, descending: bool) -> Modifier
 
 def defence_losses(ctx: AttackContext) -> list[DefenceLoss]:
     """Every reason, from every enabled rule, why the defender loses Dex or shield on this attack."""
-    return [loss for rule in DEFENCE_LOSS_RULES for loss in rule(ctx)]
+    from referee.rules import registry  # it lists this module's callers' rules: read at call time
+
+    return [loss for rule in registry.DEFENCE_LOSS_RULES for loss in rule(ctx)]
 
 
 def _assemble(
@@ -71,7 +73,7 @@ def _assemble(
 # --- ascending components (ODD-AC-1, ODD-AC-ARMOR, ODD-AC-SHIELD, ODD-AC-DEX-1) ----------------------------------------------------------------
 
 
-def dex_modifier(defender: CombatantState, ruleset: Ruleset, lost: Iterable[DefenceLoss]) -> list[Modifier]:
+def dex_modifier(defender: CombatantView, ruleset: Ruleset, lost: Iterable[DefenceLoss]) -> list[Modifier]:
     """ODD-AC-DEX-1: Dex counts while the defender can react; ODD-AC-DEX-2 lists when it is lost.
 
     Option `dex_loss`: `whole_modifier` drops a penalty too, `bonus_only` keeps a penalty.
@@ -212,7 +214,9 @@ def armour_class(ctx: AttackContext) -> ArmourClass:
         parts = ascending_components(ctx, lost)
     if built_ascending == ctx.descending:
         parts = to_descending(parts)  # AAC = 20 - DAC; the map is its own inverse
-    for rule in AC_RULES:
+    from referee.rules import registry  # it lists this module's callers' rules: read at call time
+
+    for rule in registry.AC_RULES:
         for bonus in rule(ctx):
             parts.append(protection(bonus.value, bonus.rule, bonus.reason, ctx.descending))
     return _assemble(parts, convention, kind, ctx.ruleset, uses)

@@ -3,7 +3,8 @@ the simulator all use (to-hit check, armour class, damage, criticals and fumbles
 
 The ODD core contributors live here: basic to-hit bonus (ODD-BTH-1, ODD-BTH-2), Str to melee
 (ODD-MELEE-1, ODD-MELEE-2), Dex to ranged (ODD-RANGED-1), Str to thrown damage only (ODD-RANGED-2),
-range bands (ODD-RANGED-3) and the Dex losses of ODD-AC-DEX-2. Other rule modules register more.
+range bands (ODD-RANGED-3) and the Dex losses of ODD-AC-DEX-2. :mod:`referee.rules.registry` lists
+these and every other rule module's functions, in the order their modifiers appear.
 """
 
 from __future__ import annotations
@@ -16,16 +17,7 @@ from referee.checks import Check, Keep, Modifier, Natural
 from referee.dice import DiceExpr, parse_dice
 from referee.rules import abilities
 from referee.rules.armour_class import ArmourClass, armour_class
-from referee.rules.context import (
-    DAMAGE_RULES,
-    TO_HIT_RULES,
-    AttackContext,
-    AttackForm,
-    DefenceLoss,
-    damage_rule,
-    defence_loss_rule,
-    to_hit_rule,
-)
+from referee.rules.context import AttackContext, AttackForm, DefenceLoss
 
 
 @dataclass(frozen=True)
@@ -115,7 +107,9 @@ def plan_attack(ctx: AttackContext) -> AttackPlan:
 
     hooks.check_allowed(ctx)
     ac = armour_class(ctx)
-    to_hit = tuple(m for rule in TO_HIT_RULES for m in rule(ctx))
+    from referee.rules import registry  # it lists this module's rules too: read when planning
+
+    to_hit = tuple(m for rule in registry.TO_HIT_RULES for m in rule(ctx))
     keep = hooks.advantage(ctx)
     rs = ctx.ruleset
     natural = _natural_rule(rs["natural_rolls"], rs["critical_hits"], rs["fumbles"])
@@ -168,7 +162,9 @@ def plan_damage(ctx: AttackContext) -> DamagePlan:
     from referee.rules import hooks
 
     base = hooks.damage_dice(ctx)
-    mods = tuple(m for rule in DAMAGE_RULES for m in rule(ctx))
+    from referee.rules import registry  # it lists this module's rules too: read when planning
+
+    mods = tuple(m for rule in registry.DAMAGE_RULES for m in rule(ctx))
     return hooks.adjust_damage(ctx, DamagePlan(dice=parse_dice(base), modifiers=mods))
 
 
@@ -180,7 +176,6 @@ def critical_bonus(level: int) -> Modifier:
 # --- ODD core contributors ------------------------------------------------------------------------
 
 
-@to_hit_rule
 def basic_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-BTH-1 / ODD-BTH-2: class basic to-hit bonus, or hit dice for monsters.
 
@@ -198,7 +193,6 @@ def basic_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     yield Modifier(bonus, rule, "hit dice" if ctx.attacker.spec.is_monster else "basic to-hit")
 
 
-@to_hit_rule
 def attribute_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-MELEE-1: + Str in melee (and every unarmed form); ODD-RANGED-1: + Dex at range."""
     spec = ctx.attacker.spec
@@ -217,7 +211,6 @@ def attribute_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
         yield Modifier(mod, rule, "Str")
 
 
-@to_hit_rule
 def weapon_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-MELEE-3: a magic weapon's bonus."""
     if ctx.weapon.to_hit and not ctx.form.is_unarmed_special:
@@ -235,7 +228,6 @@ def range_band(increment: int, distance: int) -> int | None:
     return None
 
 
-@to_hit_rule
 def range_penalty(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-RANGED-3: range bands of the weapon's increment."""
     if not ctx.is_ranged or not ctx.weapon.range:
@@ -246,13 +238,11 @@ def range_penalty(ctx: AttackContext) -> Iterator[Modifier]:
         yield Modifier(band, "ODD-RANGED-3", f"{name} range ({ctx.distance} ft)")
 
 
-@to_hit_rule
 def referee_modifiers(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-1 / ODD-SIT-2: the referee's own modifiers, with their reasons."""
     yield from ctx.situation.modifiers
 
 
-@damage_rule
 def strength_to_damage(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-MELEE-2: Str to melee damage; ODD-RANGED-2: to thrown weapons, never to propelled ones."""
     if ctx.form in {AttackForm.GRAPPLE, AttackForm.OVERBEAR, AttackForm.TOUCH}:
@@ -268,14 +258,12 @@ def strength_to_damage(ctx: AttackContext) -> Iterator[Modifier]:
     yield Modifier(mod, rule, "Str")
 
 
-@damage_rule
 def weapon_damage_bonus(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-ATK-2: the weapon's own damage modifier (a magic weapon)."""
     if ctx.weapon.damage_bonus and not ctx.form.is_unarmed_special:
         yield Modifier(ctx.weapon.damage_bonus, "ODD-ATK-2", f"{ctx.weapon.name} bonus")
 
 
-@defence_loss_rule
 def odd_dex_losses(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """ODD-AC-DEX-2: Dex is lost when surprised, unaware, restrained or immobile, or attacked from the rear."""
     d = ctx.defender

@@ -1,9 +1,10 @@
 """Conditions of 001 (001's conditions, helpless targets) as data, attack position (flank, rear and backstab),
-segment delays, and the referee's actions that put a condition on or take it off.
+and the segment delays conditions cause. The referee's actions that put a condition on or take it off,
+the grapple's random target, waking and the rolled delays are :mod:`referee.engine.conditions`.
 
 Every condition of 001 is one row of :data:`CONDITION_TABLE`: what attackers add against the creature,
 what it adds to its own attacks and damage, its save modifier, its AC change, whether it loses Dex and
-shield, what it may still do, and the segment delay it suffers each round. The registered rules read
+shield, what it may still do, and the segment delay it suffers each round. The listed rules read
 that table; a row with an `option` applies only under that ruleset variant (RULES.md section 8), the
 rest (conditions only 001 gives numbers for) apply under every ruleset. The helpless rows' attack
 numbers (MOD-HELPLESS-MELEE / MOD-HELPLESS-MISSILE / MOD-COND-SLEEP-N-2) need
@@ -22,30 +23,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import ClassVar
+from typing import TYPE_CHECKING
 
 from referee.checks import Modifier
-from referee.dice import DiceSource, DiceTape, roll
-from referee.engine import resolve as engine
-from referee.engine.actions import Action, Attack, Wait, register_action
-from referee.engine.events import Event, EventType, event
-from referee.engine.fight import START_OF_ROUND
-from referee.engine.odd_actions import CAST_CHECKS, CastSpell
-from referee.engine.state import CombatantState, FightState
-from referee.engine.tactics import OVERRIDES
 from referee.errors import IllegalActionError
-from referee.rules import hooks, initiative, movement
-from referee.rules.attack import AttackPlan, DamagePlan
-from referee.rules.context import (
-    AttackContext,
-    DefenceLoss,
-    ac_rule,
-    damage_rule,
-    defence_loss_rule,
-    to_hit_rule,
-)
+from referee.rules.context import AttackContext, DefenceLoss
 from referee.rules.ruleset import Ruleset
-from referee.rules.vocabulary import CONDITIONS, PAIRED
+from referee.rules.view import CombatantView, FightView
+
+if TYPE_CHECKING:
+    from referee.rules import hooks
+    from referee.rules.attack import DamagePlan
 
 
 @dataclass(frozen=True)
@@ -137,7 +125,7 @@ def effect(name: str, ruleset: Ruleset) -> ConditionEffect | None:
     return row
 
 
-def effects_on(c: CombatantState, ruleset: Ruleset) -> Iterator[tuple[str, ConditionEffect]]:
+def effects_on(c: CombatantView, ruleset: Ruleset) -> Iterator[tuple[str, ConditionEffect]]:
     for name in sorted(c.conditions):
         row = effect(name, ruleset)
         if row is not None:
@@ -149,7 +137,7 @@ def helpless_numbers(ctx: AttackContext) -> bool:
     return ctx.option("helpless_targets") == "mod_coup_de_grace"
 
 
-def helpless_kind(c: CombatantState, ruleset: Ruleset) -> tuple[str, str] | None:
+def helpless_kind(c: CombatantView, ruleset: Ruleset) -> tuple[str, str] | None:
     """(condition, "coup" or "rolled") if the creature is helpless in 001's sense."""
     for name, row in effects_on(c, ruleset):
         if row.helpless == _COUP:
@@ -163,7 +151,7 @@ def helpless_kind(c: CombatantState, ruleset: Ruleset) -> tuple[str, str] | None
 # --- grapples (MOD-COND-GRAPPLED-1 / -2) -------------------------------------------------------------
 
 
-def grapple_group(state: FightState, name: str) -> list[str]:
+def grapple_group(state: FightView, name: str) -> list[str]:
     """Everyone in the same grapple as `name` (linked by the sources of grappled/grappling), file order."""
     links: dict[str, set[str]] = {}
     for c in state.combatants.values():
@@ -185,31 +173,6 @@ def grapple_group(state: FightState, name: str) -> list[str]:
 
 def is_outsider(ctx: AttackContext) -> bool:
     return ctx.attacker.name not in grapple_group(ctx.state, ctx.defender.name)
-
-
-def random_grappler(state: FightState, action: Attack, dice: DiceSource) -> tuple[str, list[Event]] | None:
-    """MOD-COND-GRAPPLED-2: an outsider's attack on a grappler strikes one of the grapplers at random
-    (each equally likely; the die is recorded before the attack roll)."""
-    if state.setup.ruleset["grapple_state"] != "mod_grappled_plus_4" or not action.target:
-        return None
-    if action.target not in state.combatants:
-        return None
-    group = grapple_group(state, action.target)
-    if len(group) < 2 or action.actor in group:
-        return None
-    tape = DiceTape(dice)
-    face = tape.roll(len(group), "which grappler is struck")
-    struck = group[face - 1]
-    text = f"{action.actor} strikes into the grapple: d{len(group)} = {face} → {struck}"
-    check = event(
-        EventType.CHECK, state.round, actor=action.actor, target=struck, dice=tape.take(), total=face,
-        rule="MOD-COND-GRAPPLED-2", text=text,
-        data={"check": "random grappler", "declared": action.target, "group": group},
-    )  # fmt: skip
-    return struck, [check]
-
-
-engine.RETARGET_RULES.append(random_grappler)
 
 
 # --- attack position (flank, rear, backstab) -------------------------------------------
@@ -246,7 +209,6 @@ def position_allowed(ctx: AttackContext) -> None:
         )
 
 
-@to_hit_rule
 def position_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     """MOD-REAR-1: rear +2; MOD-BSTAB-1: backstab +4 instead."""
     if not position_rules(ctx):
@@ -257,7 +219,6 @@ def position_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
         yield Modifier(2, "MOD-REAR-1", "rear attack")
 
 
-@defence_loss_rule
 def position_losses(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """MOD-FLANK-1: no shield from the flank; MOD-REAR-1 / MOD-BSTAB-1: no Dex or shield."""
     if not position_rules(ctx):
@@ -281,7 +242,6 @@ def backstab_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
 # --- condition modifiers ------------------------------------------------------------------------------
 
 
-@to_hit_rule
 def condition_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     """Attackers' modifiers against a creature's conditions, and the creature's own penalties (table)."""
     rs = ctx.ruleset
@@ -308,7 +268,6 @@ def _own(name: str, row: ConditionEffect, value: int, ctx: AttackContext) -> Mod
     return Modifier(value, row.rule, name)
 
 
-@damage_rule
 def condition_damage(ctx: AttackContext) -> Iterator[Modifier]:
     """MOD-COND-FATIGUED / -EXHAUSTED / -CLIMB-1: the attacker's own damage penalties."""
     for name, row in effects_on(ctx.attacker, ctx.ruleset):
@@ -316,7 +275,6 @@ def condition_damage(ctx: AttackContext) -> Iterator[Modifier]:
             yield _own(name, row, row.own_damage, ctx)
 
 
-@ac_rule
 def condition_ac(ctx: AttackContext) -> Iterator[Modifier]:
     """MOD-COND-BLIND-1: a blind creature's AC is 4 points worse."""
     for name, row in effects_on(ctx.defender, ctx.ruleset):
@@ -324,7 +282,6 @@ def condition_ac(ctx: AttackContext) -> Iterator[Modifier]:
             yield Modifier(-row.ac_worse, row.rule, name)
 
 
-@defence_loss_rule
 def condition_losses(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """Dex / shield lost for a condition (table); MOD-HELPLESS-MISSILE; MOD-COND-CLIMB-3 natural climbers."""
     for name, row in effects_on(ctx.defender, ctx.ruleset):
@@ -365,7 +322,7 @@ def coup_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
 # --- what a creature may do ---------------------------------------------------------------------------
 
 
-def action_limit(c: CombatantState, ruleset: Ruleset) -> tuple[str, ConditionEffect] | None:
+def action_limit(c: CombatantView, ruleset: Ruleset) -> tuple[str, ConditionEffect] | None:
     """The strictest action limit among its conditions (none < mental < defend < half)."""
     rank = {"none": 0, "mental": 1, "defend": 2, "half": 3}
     found = [(n, r) for n, r in effects_on(c, ruleset) if r.actions in rank]
@@ -374,7 +331,7 @@ def action_limit(c: CombatantState, ruleset: Ruleset) -> tuple[str, ConditionEff
     return min(found, key=lambda nr: rank[nr[1].actions])
 
 
-def can_act_physically(state: FightState, c: CombatantState) -> str | None:
+def can_act_physically(state: FightView, c: CombatantView) -> str | None:
     """Why `c` cannot attack this round (a rule ID in the message), or None if it may."""
     limit = action_limit(c, state.setup.ruleset)
     if limit is None:
@@ -390,7 +347,7 @@ def can_act_physically(state: FightState, c: CombatantState) -> str | None:
     return None
 
 
-def slowed_may_attack(state: FightState, c: CombatantState) -> bool:
+def slowed_may_attack(state: FightView, c: CombatantView) -> bool:
     """GAP-SLOWED: a creature with one attack attacks every other round, starting with the first."""
     since = int(c.conditions["slowed"].data.get("since", 1))
     return (state.round - since) % 2 == 0
@@ -442,7 +399,7 @@ def invisible_allowed(ctx: AttackContext) -> None:
         )
 
 
-def blind_spell_allowed(caster: CombatantState, spell_delivery: str, ruleset: Ruleset) -> None:
+def blind_spell_allowed(caster: CombatantView, spell_delivery: str, ruleset: Ruleset) -> None:
     """MOD-COND-BLIND-2: a blind caster may cast area and touch spells, not spells with a chosen target."""
     if spell_delivery not in {"area", "touch", "target"}:
         raise IllegalActionError(f"spell delivery {spell_delivery!r} is not one of: area, touch, target")
@@ -460,7 +417,7 @@ def deaf_failure_chance(casting_segments: int) -> int:
     return 10 if casting_segments <= 3 else 20
 
 
-def sleeper_surprise_modifier(c: CombatantState) -> Modifier | None:
+def sleeper_surprise_modifier(c: CombatantView) -> Modifier | None:
     """MOD-COND-SLEEP-N-1 with GAP-SURPRISE-PCT: +20% to surprise a natural sleeper is -4 on its
     Wisdom surprise check (20% of a d20); the referee adds it to the side's surprise modifier."""
     return (
@@ -470,29 +427,11 @@ def sleeper_surprise_modifier(c: CombatantState) -> Modifier | None:
     )
 
 
-def bind_segments(c: CombatantState, ruleset: Ruleset) -> int | None:
+def bind_segments(c: CombatantView, ruleset: Ruleset) -> int | None:
     """MOD-HELPLESS-BIND: a held, paralysed, magically sleeping or unconscious creature is tied up in
     10 segments (with suitable materials); None if it is not helpless that way."""
     kind = helpless_kind(c, ruleset)
     return BIND_SEGMENTS if kind is not None and kind[0] != "sleeping_natural" else None
-
-
-def wake_sleepers(
-    state: FightState, ctx: AttackContext, plan: AttackPlan, outcome: engine.AttackOutcome, dice: DiceSource
-) -> list[Event]:
-    """MOD-COND-SLEEP-M: wounding wakes a magical sleeper (noise does not); a natural sleeper too."""
-    d = ctx.defender
-    if not outcome.hit or plan.damage.none or not d.is_active():
-        return []
-    out = []
-    for name in ("sleeping", "sleeping_natural"):
-        if d.has(name):
-            out.append(
-                event(EventType.CONDITION, state.round, actor=ctx.attacker.name, target=d.name,
-                      rule="MOD-COND-SLEEP-M", text=f"{d.name} is wounded and wakes",
-                      data={"condition": name, "added": False})
-            )  # fmt: skip
-    return out
 
 
 # --- called shots (MOD-CALLED-1 / -2) -------------------------------------------------------------------
@@ -507,39 +446,16 @@ def called_shot_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     return replace(plan, none=True, minimum=0) if called_shot(ctx) else plan
 
 
-def called_shot_result(
-    state: FightState, ctx: AttackContext, plan: AttackPlan, outcome: engine.AttackOutcome, dice: DiceSource
-) -> list[Event]:
-    """MOD-CALLED-2: only a natural 20 produces the intended effect (the referee says what); otherwise
-    the action is wasted. MOD-CALLED-1: the referee's own modifiers come in the situation."""
-    if not called_shot(ctx):
-        return []
-    success = outcome.natural == 20
-    text = (
-        "called shot: natural 20, the intended effect happens (referee)"
-        if success
-        else (f"called shot: natural {outcome.natural}, not 20: the action is wasted")
-    )
-    return [
-        event(EventType.CHECK, state.round, actor=ctx.attacker.name, target=ctx.defender.name, total=outcome.natural,
-              target_number=20, hit=success, rule="MOD-CALLED-2", text=text, data={"check": "called shot"})
-    ]  # fmt: skip
-
-
-def unable_to_act(state: FightState, actor: str) -> Action | None:
-    """Tactics: a creature whose condition forbids attacking waits (the reason names the rule)."""
-    why = can_act_physically(state, state[actor])
-    return Wait(actor, f"cannot attack: {why}") if why else None
-
-
 # --- segment delays (MOD-COND-ENC-1, MOD-COND-ENC-3, MOD-UW-3, MOD-COND-STUN-2) -------------------------
 
-DelaySource = Callable[[FightState, CombatantState], list[tuple[str, str, str]]]
-# Rules that delay a combatant by some segments this round: (dice expression, rule, reason).
-DELAY_SOURCES: list[DelaySource] = []
+# A rule that delays a combatant by some segments this round: (dice expression, rule, reason) each;
+# listed in referee.rules.registry.DELAY_SOURCES, rolled by referee.engine.conditions.segment_delays.
+DelaySource = Callable[[FightView, CombatantView], list[tuple[str, str, str]]]
 
 
-def condition_delays(state: FightState, c: CombatantState) -> list[tuple[str, str, str]]:
+def condition_delays(state: FightView, c: CombatantView) -> list[tuple[str, str, str]]:
+    """GAP-SEGMENTS: the table's delays (MOD-COND-ENC-1, MOD-COND-ENC-3) and a stun ending in this
+    round's segment (MOD-COND-STUN-2)."""
     out = [(row.delay, row.rule, name) for name, row in effects_on(c, state.setup.ruleset) if row.delay]
     stun = c.conditions.get("stunned")
     if stun is not None and "ends_segment" in stun.data and state.setup.ruleset["stunned"] == "mod_plus_4":
@@ -547,142 +463,7 @@ def condition_delays(state: FightState, c: CombatantState) -> list[tuple[str, st
     return out
 
 
-DELAY_SOURCES.append(condition_delays)
-
-
-def segment_delays(state: FightState, dice: DiceSource) -> list[Event]:
-    """GAP-SEGMENTS: under `initiative = segments_with_delays`, roll each delay (file order) after the
-    initiative dice; a delay of k segments lowers the effective initiative by k; the order is re-made."""
-    if state.setup.ruleset["initiative"] != "segments_with_delays":
-        return []
-    tape = DiceTape(dice)
-    delays: dict[str, int] = {}
-    texts: list[str] = []
-    for c in state.combatants.values():
-        if not c.is_active():
-            continue
-        for expr, rule, why in (d for source in DELAY_SOURCES for d in source(state, c)):
-            k = roll(
-                expr, tape, f"delay {c.name} ({why})"
-            ).total  # dice first: the simulator's probe sees them
-            delays[c.name] = delays.get(c.name, 0) + k
-            texts.append(f"{c.name} +{k} segments ({why}, {rule})")
-    if not delays or not state.rolls:
-        return []
-    entries = [
-        initiative.Roll(n, r, state[n].spec.abilities.dexterity, delays.get(n, 0))
-        for n, r in state.rolls.items()
-        if n in state.combatants and state[n].is_active()
-    ]
-    order = initiative.order_individual(entries)
-    if state.round == 1 and state.setup.ruleset.is_on("first_strike_reach_size"):
-        order, _ = initiative.apply_first_strike(order, {n: state[n].spec for slot in order for n in slot})
-    text = "; ".join(texts) + " → " + " > ".join("=".join(s) for s in order)
-    return [
-        event(EventType.INITIATIVE, state.round, dice=tape.take(), rule="GAP-SEGMENTS", text=text,
-              data={"order": order, "rolls": dict(state.rolls), "delays": delays})
-    ]  # fmt: skip
-
-
-START_OF_ROUND.append(segment_delays)
-
-
-# --- the referee's actions: apply and remove a condition ----------------------------------------------
-
-
-def until_round(state: FightState, rounds: int | None) -> int | None:
-    """`rounds` counts the current round (between rounds: the next one): 1 = to the end of that round;
-    None = until removed."""
-    if rounds is None:
-        return None
-    if rounds < 1:
-        raise IllegalActionError(f"a condition lasts at least 1 round, not {rounds}")
-    return first_round(state) + rounds - 1
-
-
-def first_round(state: FightState) -> int:
-    """The round a condition put on now starts counting from: this one, or the next between rounds."""
-    return max(1, state.round if state.order or state.free_round else state.round + 1)
-
-
-@register_action
-@dataclass(frozen=True)
-class ApplyCondition(Action):
-    """The referee puts a condition on `actor` (it does not use that creature's action)."""
-
-    kind: ClassVar[str] = "apply_condition"
-    out_of_turn: ClassVar[bool] = True
-    condition: str = ""
-    rounds: int | None = None  # counting this round; None = until removed
-    ends_segment: int | None = None  # a stun that ends in this segment of the next round (MOD-COND-STUN-2)
-    by: str = ""  # who causes it (a grapple's holder links the grapplers, MOD-COND-GRAPPLED-2)
-    reason: str = "referee"
-
-
-@register_action
-@dataclass(frozen=True)
-class RemoveCondition(Action):
-    """The referee takes a condition off `actor`."""
-
-    kind: ClassVar[str] = "remove_condition"
-    out_of_turn: ClassVar[bool] = True
-    condition: str = ""
-    reason: str = "referee"
-
-
-def known_condition(name: str) -> str:
-    if name not in CONDITIONS:
-        raise IllegalActionError(f"unknown condition {name!r}; conditions: {', '.join(sorted(CONDITIONS))}")
-    return name
-
-
-@engine.resolver(ApplyCondition)
-def resolve_apply(state: FightState, action: ApplyCondition, dice: DiceSource) -> list[Event]:
-    c = state[action.actor]
-    name = known_condition(action.condition)
-    if name in PAIRED and not (action.by and action.by != c.name and name in {"grappled", "grappling"}):
-        raise IllegalActionError(
-            f"{name!r} ties two combatants together and arises from an attack"
-            + (" (a grapple may be set with `by`: the other grappler)" if name.startswith("grappl") else "")
-        )
-    extra: dict[str, int] = {"since": first_round(state)}
-    if action.ends_segment is not None:
-        if not 1 <= action.ends_segment <= 10:
-            raise IllegalActionError(f"ends_segment must be a segment 1-10, not {action.ends_segment}")
-        extra["ends_segment"] = action.ends_segment
-    until = until_round(state, action.rounds)
-    by = state[action.by].name if action.by else None
-    row = CONDITION_TABLE.get(name)
-    rule = row.rule if row is not None else None
-    lasting = "until removed" if until is None else f"until the end of round {until}"
-    return [
-        event(EventType.CONDITION, state.round, actor=by, target=c.name, rule=rule,
-              text=f"{c.name} is {name} {lasting} ({action.reason})",
-              data={"condition": name, "added": True, "until_round": until, "extra": extra, "free": True})
-    ]  # fmt: skip
-
-
-@engine.resolver(RemoveCondition)
-def resolve_remove(state: FightState, action: RemoveCondition, dice: DiceSource) -> list[Event]:
-    c = state[action.actor]
-    name = known_condition(action.condition)
-    if not c.has(name):
-        raise IllegalActionError(f"{c.name} is not {name}")
-    return [
-        event(EventType.CONDITION, state.round, target=c.name,
-              text=f"{c.name} is no longer {name} ({action.reason})",
-              data={"condition": name, "added": False, "free": True})
-    ]  # fmt: skip
-
-
-hooks.ALLOW_RULES.extend([conditions_allow, position_allowed, invisible_allowed, overloaded_cannot_charge])
-hooks.AUTOMATIC_RULES.append(coup_de_grace)
-hooks.DAMAGE_PLAN_RULES.extend([coup_damage, backstab_damage, called_shot_damage])
-engine.AFTER_ATTACK.extend([wake_sleepers, called_shot_result])
-OVERRIDES.insert(0, unable_to_act)  # before any other choice: it cannot act at all
-
-
-def condition_rate(c: CombatantState) -> tuple[Fraction, str, str] | None:
+def condition_rate(c: CombatantView) -> tuple[Fraction, str, str] | None:
     """Movement under 001's conditions: no movement when the creature may not act physically
     (MOD-COND-STUN-1 immobile, MOD-COND-HELD, MOD-COND-PARA-1/2, MOD-COND-NAUSEA); half speed when
     magically slowed (MOD-COND-SLOWED)."""
@@ -697,31 +478,3 @@ def condition_rate(c: CombatantState) -> tuple[Fraction, str, str] | None:
     if row.actions == "half":
         return Fraction(1, 2), "MOD-COND-SLOWED", "slowed: half speed"
     return None
-
-
-movement.RATE_RULES.append(condition_rate)
-
-
-def spell_checks(
-    state: FightState, c: CombatantState, action: CastSpell, dice: DiceSource
-) -> list[Event] | None:
-    """MOD-COND-BLIND-2 (a blind caster cannot cast a targeted spell) and MOD-COND-DEAF (a deafened
-    caster's verbal spell fails on d100 <= 10, or <= 20 when it takes more than 3 segments)."""
-    blind_spell_allowed(c, action.delivery, state.setup.ruleset)
-    if not (action.verbal and c.has("deafened")):
-        return None
-    segments = action.segments if action.segments is not None else 10 * action.rounds
-    chance = deaf_failure_chance(segments)
-    tape = DiceTape(dice)
-    face = tape.roll(100, f"deafened spell failure {c.name}")
-    if face > chance:
-        return None
-    return [
-        event(EventType.CHECK, state.round, actor=c.name, dice=tape.take(), total=face, target_number=chance,
-              hit=False, rule="MOD-COND-DEAF",
-              text=f"{c.name} is deafened: d100 {face} <= {chance}% → {action.spell} fails",
-              data={"check": "deafened spell", "spell": action.spell})
-    ]  # fmt: skip
-
-
-CAST_CHECKS.append(spell_checks)

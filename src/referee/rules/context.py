@@ -1,15 +1,17 @@
-"""What a rule sees when it is asked about one attack, and the registries rules add themselves to.
+"""What a rule sees when it is asked about one attack: the :class:`AttackContext`.
 
-A rule module contributes small pure functions:
+A rule module contributes small pure functions of the context; :mod:`referee.rules.registry` lists
+them, in order, by kind:
 
-- ``@to_hit_rule``: modifiers to the attacker's roll (MOD-GEN-1: kept apart from AC);
-- ``@ac_rule``: protection bonuses to the defender's AC for this attack (positive = harder to hit,
+- to-hit rules (``ModifierRule``): modifiers to the attacker's roll (MOD-GEN-1: kept apart from AC);
+- AC rules: protection bonuses to the defender's AC for this attack (positive = harder to hit,
   in either AC convention);
-- ``@damage_rule``: modifiers to the damage of a hit;
-- ``@defence_loss_rule``: reasons the defender loses its Dex and/or shield to AC for this attack.
+- damage rules: modifiers to the damage of a hit;
+- defence-loss rules (``LossRule``): reasons the defender loses its Dex and/or shield to AC.
 
-The attack planner (:mod:`referee.rules.attack`) asks every registered function, so a rule is written
-once and serves the live roll, the exact odds and the simulator alike.
+The attack planner (:mod:`referee.rules.attack`) asks every listed function, so a rule is written
+once and serves the live roll, the exact odds and the simulator alike. The context holds read-only
+views of the fight (:mod:`referee.rules.view`), never the engine's state.
 """
 
 from __future__ import annotations
@@ -17,15 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
 from referee.model import Weapon, WeaponKind
 from referee.rules.ruleset import Ruleset
-
-if TYPE_CHECKING:
-    from referee.engine.state import CombatantState, FightState
+from referee.rules.view import CombatantView, FightView
+from referee.vocabulary import CONCEALMENT_DEGREES as CONCEALMENT_DEGREES
+from referee.vocabulary import COVER_DEGREES as COVER_DEGREES
+from referee.vocabulary import degree as degree
 
 
 class AttackForm(StrEnum):
@@ -41,29 +43,6 @@ class AttackForm(StrEnum):
     @property
     def is_unarmed_special(self) -> bool:
         return self in {AttackForm.GRAPPLE, AttackForm.PUMMEL, AttackForm.OVERBEAR, AttackForm.TOUCH}
-
-
-COVER_DEGREES = ("none", "quarter", "half", "three_quarters", "ninety", "full")
-CONCEALMENT_DEGREES = ("none", "quarter", "half", "three_quarters", "full")
-
-
-def degree(value: str | int | None, allowed: tuple[str, ...], what: str) -> str:
-    """Accept `half`, `1/2`, `50`, `50%` … and return the canonical degree name."""
-    if value is None:
-        return "none"
-    text = str(value).strip().lower().rstrip("%").replace("-", "_").replace(" ", "_")
-    names = {
-        "0": "none", "none": "none", "no": "none",
-        "25": "quarter", "1/4": "quarter", "quarter": "quarter", "one_quarter": "quarter",
-        "50": "half", "1/2": "half", "half": "half",
-        "75": "three_quarters", "3/4": "three_quarters", "three_quarters": "three_quarters",
-        "90": "ninety", "ninety": "ninety",
-        "100": "full", "full": "full", "complete": "full", "total": "full",
-    }  # fmt: skip
-    name = names.get(text)
-    if name is None or name not in allowed:
-        raise ValueError(f"{what} {value!r} is not one of: {', '.join(allowed)}")
-    return name
 
 
 @dataclass(frozen=True)
@@ -114,9 +93,9 @@ class Situation:
 class AttackContext:
     """Everything a rule may look at for one attack. Rules must not change anything here."""
 
-    state: FightState
-    attacker: CombatantState
-    defender: CombatantState
+    state: FightView
+    attacker: CombatantView
+    defender: CombatantView
     weapon: Weapon
     form: AttackForm
     situation: Situation
@@ -171,28 +150,3 @@ class DefenceLoss:
 
 ModifierRule = Callable[[AttackContext], Iterable[Modifier]]
 LossRule = Callable[[AttackContext], Iterable[DefenceLoss]]
-
-TO_HIT_RULES: list[ModifierRule] = []
-AC_RULES: list[ModifierRule] = []
-DAMAGE_RULES: list[ModifierRule] = []
-DEFENCE_LOSS_RULES: list[LossRule] = []
-
-
-def to_hit_rule(fn: ModifierRule) -> ModifierRule:
-    TO_HIT_RULES.append(fn)
-    return fn
-
-
-def ac_rule(fn: ModifierRule) -> ModifierRule:
-    AC_RULES.append(fn)
-    return fn
-
-
-def damage_rule(fn: ModifierRule) -> ModifierRule:
-    DAMAGE_RULES.append(fn)
-    return fn
-
-
-def defence_loss_rule(fn: LossRule) -> LossRule:
-    DEFENCE_LOSS_RULES.append(fn)
-    return fn

@@ -19,7 +19,7 @@ Components here are descending (lower is better): a bonus of +N is a Modifier of
 :func:`armour_classes` gives the four values of a combatant (the `referee ac` command, the tracker);
 :func:`components_for_attack` builds the AC of one attack from the same functions, adding what only an
 attack knows: flatfootedness, shield uses spent this round, a declined deflection. Circumstantial
-modifiers (Defence tags, darkness, an invisible attacker) are per-attack ``@ac_rule`` bonuses
+modifiers (Defence tags, darkness, an invisible attacker) are per-attack AC rules (listed in :mod:`referee.rules.registry`)
 (DAC-CIRC-4), so they are never folded into the four recorded values.
 """
 
@@ -32,13 +32,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from referee.checks import Modifier
 from referee.model import ArmourSpec, Combatant, ShieldSpec
-from referee.rules import abilities, hooks
-from referee.rules.context import AttackContext, AttackForm, DefenceLoss, ac_rule, defence_loss_rule
+from referee.rules import abilities
+from referee.rules.context import AttackContext, AttackForm, DefenceLoss
 from referee.rules.ruleset import Ruleset
+from referee.vocabulary import parse_defence_tag as parse_defence_tag
+from referee.vocabulary import roman as roman
 
 if TYPE_CHECKING:
-    from referee.engine.state import CombatantState
     from referee.rules.armour_class import ArmourClass
+    from referee.rules.view import CombatantView
 
 BASE_AC = 10  # DAC-BASE-1
 
@@ -101,7 +103,7 @@ class Kit:
     shield_destroyed: bool = False
 
     @classmethod
-    def of(cls, who: Combatant | CombatantState) -> Kit:
+    def of(cls, who: Combatant | CombatantView) -> Kit:
         if isinstance(who, Combatant):
             return cls(who)
         return cls(who.spec, who.armour_loss, who.armour_destroyed, who.shield_destroyed)
@@ -332,7 +334,7 @@ class FourACs:
         }
 
 
-def armour_classes(who: Combatant | CombatantState, ruleset: Ruleset) -> FourACs:
+def armour_classes(who: Combatant | CombatantView, ruleset: Ruleset) -> FourACs:
     """The four ACs of the layered model, in the ruleset's convention (ascending: AAC = 20 - DAC).
 
     Deflection is counted as usable (a fresh round, DAC-AC-TOTAL); circumstantial modifiers are not
@@ -439,29 +441,10 @@ def deflection_uses(ctx: AttackContext, ac: ArmourClass) -> int:
     return ac.deflection_uses
 
 
-hooks.register(hooks.DEFLECTION_RULES, deflection_uses)
-
-
 # --- circumstantial modifiers (DAC-CIRC-1 to DAC-CIRC-4, DAC-SPEC-INVIS) -----------------------------------
 # Bonuses here are protection (positive = harder to hit); armour_class.py flips them for descending AC.
 
-_ROMAN = {"I": 1, "V": 5, "X": 10}
-_TAG = re.compile(r"^\s*defen[cs]e\s+([IVX]+|\d+)\s*\[\s*([^\]]+?)\s*\]\s*$", re.IGNORECASE)
-
-
-def roman(text: str) -> int:
-    """I..XX → 1..20 (subtractive pairs like IV, IX)."""
-    values = [_ROMAN[c] for c in text.upper()]
-    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
-
-
-def parse_defence_tag(text: str) -> dict[str, Any]:
-    """`Defence IV [Giants]` → {value: 4, against: Giants} (DAC-CIRC-2)."""
-    match = _TAG.match(text)
-    if match is None:
-        raise ValueError(f"{text!r} is not a Defence tag like 'Defence IV [Giants]'")
-    number, against = match.groups()
-    return {"value": int(number) if number.isdigit() else roman(number), "against": against}
+# Defence tags ("Defence IV [Giants]") are read on load by referee.vocabulary.parse_defence_tag.
 
 
 def _creature(word: str) -> str:
@@ -470,7 +453,6 @@ def _creature(word: str) -> str:
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
 
 
-@ac_rule
 def defence_tags(ctx: AttackContext) -> Iterator[Modifier]:
     """DAC-CIRC-2: Defence N [type] gives N against attackers of that type; only the highest tag counts."""
     kinds = {_creature(k) for k in ctx.attacker.spec.creature_types}
@@ -495,7 +477,6 @@ def invisible_attacker(ctx: AttackContext) -> bool:
     )
 
 
-@defence_loss_rule
 def flatfooted_losses(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """DAC-AC-FLATFOOTED: the referee's `flatfooted` flag; DAC-SPEC-INVIS: an unseen invisible attacker."""
     if ctx.situation.has("flatfooted"):
@@ -504,7 +485,6 @@ def flatfooted_losses(ctx: AttackContext) -> Iterator[DefenceLoss]:
         yield DefenceLoss("dex", "DAC-SPEC-INVIS", "cannot see the invisible attacker")
 
 
-@ac_rule
 def visibility(ctx: AttackContext) -> Iterator[Modifier]:
     """DAC-CIRC-3: in total darkness (flag `darkness`) or against an attacker at Visibility 0% (flag
     `visibility_0`, or an invisible attacker, DAC-SPEC-INVIS) the defender's AC is 4 worse. Counted once.

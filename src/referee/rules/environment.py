@@ -17,87 +17,30 @@ with `fog_scale: outdoors`), GAP-DROWN (the Luck (Con) save repeats each round),
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING
 
 from referee.checks import Modifier
-from referee.dice import DiceSource, DiceTape
-from referee.engine.events import Event, EventType, event
-from referee.engine.fight import END_OF_ROUND
-from referee.engine.state import CombatantState, FightState
-from referee.errors import EncounterFileError, IllegalActionError
+from referee.errors import IllegalActionError
 from referee.model import Combatant, DamageType, WeaponKind
-from referee.rules import hooks, movement
-from referee.rules.attack import DamagePlan
-from referee.rules.conditions import DELAY_SOURCES
-from referee.rules.context import (
-    AttackContext,
-    DefenceLoss,
-    ac_rule,
-    damage_rule,
-    defence_loss_rule,
-    to_hit_rule,
-)
+from referee.rules.context import AttackContext, DefenceLoss
 from referee.rules.ruleset import Ruleset
-from referee.rules.saves import luck_save
+from referee.rules.view import CombatantView, FightView
+from referee.vocabulary import DEPTHS as DEPTHS
+from referee.vocabulary import FOG_SCALES as FOG_SCALES
+from referee.vocabulary import FOGS as FOGS
+from referee.vocabulary import KEYS as KEYS
+from referee.vocabulary import Environment as Environment
+from referee.vocabulary import parse_environment as parse_environment
 
-DEPTHS = ("none", "knee", "waist", "chest", "deep")  # knee..waist, up to the chest, above the chest
-FOGS = ("none", "typical")
-FOG_SCALES = {"indoors": 10, "outdoors": 30}  # GAP-INCH: 1" = 10 ft indoors, 10 yards outdoors
-KEYS = ("underwater", "water_depth", "depths", "fog", "fog_scale", "drowning")
-
-
-@dataclass(frozen=True)
-class Environment:
-    underwater: bool = False
-    water_depth: str = "none"
-    depths: tuple[tuple[str, str], ...] = ()  # per-combatant depth overriding `water_depth`
-    fog: str = "none"
-    inch_feet: int = 10
-    drowning: bool = True  # 003's drowning: non-aquatic creatures underwater hold their breath
-
-    def depth_of(self, name: str) -> str:
-        return dict(self.depths).get(name, self.water_depth)
+if TYPE_CHECKING:
+    from referee.rules import hooks
+    from referee.rules.attack import DamagePlan
 
 
-def _choice(data: Mapping[str, Any], key: str, allowed: tuple[str, ...], default: str) -> str:
-    value = data.get(key, default)
-    text = str(value).strip().lower()
-    if text not in allowed:
-        raise EncounterFileError(f"environment.{key}: {value!r} is not one of: {', '.join(allowed)}")
-    return text
-
-
-def _flag(data: Mapping[str, Any], key: str, default: bool) -> bool:
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        raise EncounterFileError(f"environment.{key}: expected true or false, not {value!r}")
-    return value
-
-
-def parse_environment(data: Mapping[str, Any]) -> Environment:
-    """Validate the encounter's `environment:` mapping (EncounterFileError with a one-line message)."""
-    unknown = sorted(set(data) - set(KEYS))
-    if unknown:
-        raise EncounterFileError(f"environment: unknown key {unknown[0]!r}; known: {', '.join(KEYS)}")
-    depths = data.get("depths", {}) or {}
-    if not isinstance(depths, Mapping):
-        raise EncounterFileError("environment.depths: expected a mapping of combatant name to depth")
-    per = tuple((str(k), _choice(depths, str(k), DEPTHS, "none")) for k in depths)
-    scale = _choice(data, "fog_scale", tuple(FOG_SCALES), "indoors")
-    return Environment(
-        underwater=_flag(data, "underwater", False),
-        water_depth=_choice(data, "water_depth", DEPTHS, "none"),
-        depths=per,
-        fog=_choice(data, "fog", FOGS, "none"),
-        inch_feet=FOG_SCALES[scale],
-        drowning=_flag(data, "drowning", True),
-    )
-
-
-def env(state: FightState) -> Environment:
+def env(state: FightView) -> Environment:
     return parse_environment(state.setup.environment)
 
 
@@ -133,7 +76,6 @@ def concealment_of(ctx: AttackContext) -> str:
     return found
 
 
-@ac_rule
 def cover_and_concealment_ac(ctx: AttackContext) -> Iterator[Modifier]:
     """GAP-001-COVER values for MOD-COVER-25 to MOD-COVER-90 (cover; concealment to AC only, MOD-COVER-1);
     MF-COVER-1 / MF-COVER-2: half +2, three-quarters +4."""
@@ -158,7 +100,6 @@ def full_concealment_is_invisible(ctx: AttackContext) -> bool:
     return ctx.option("concealment") == "mod_percent_ac" and concealment_of(ctx) == "full"
 
 
-@to_hit_rule
 def unseen_in_fog(ctx: AttackContext) -> Iterator[Modifier]:
     """MOD-FOG-1 with MOD-COND-INVIS-2: a target hidden by 100% concealment is attacked at -4."""
     if full_concealment_is_invisible(ctx) and not ctx.defender.has("invisible"):
@@ -230,7 +171,6 @@ def invisible_attacker_advantage(ctx: AttackContext) -> Iterator[hooks.Lean]:
         yield (1, "MF-VIS-6", "invisible attacker")
 
 
-@defence_loss_rule
 def invisible_attacker_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """ODD-AC-DEX-2 (`invisible_attacker = odd_dex_lost`): unaware of an invisible attacker, no Dex."""
     unseen = ctx.attacker.has("invisible") and not ctx.situation.has("sees")
@@ -241,7 +181,6 @@ def invisible_attacker_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
 # --- higher ground (MOD-HIGH-1 / -2, MF-OTHER-1) --------------------------------------------------------
 
 
-@to_hit_rule
 def higher_ground(ctx: AttackContext) -> Iterator[Modifier]:
     """MOD-HIGH-1: cliff, higher +2 / lower -2; MOD-HIGH-2: severe slope +1 / -1; MF-OTHER-1: +1 / -1.
     Flags: `higher` (the attacker is above) or `lower` (below); `slope` for a slope instead of a cliff."""
@@ -275,14 +214,13 @@ def water_penalty(c: Combatant, depth: str) -> tuple[int, str]:
     return WATER_PENALTY[depth], WATER_RULE[depth]
 
 
-def in_water(ctx: AttackContext, who: CombatantState) -> tuple[int, str]:
+def in_water(ctx: AttackContext, who: CombatantView) -> tuple[int, str]:
     e = env(ctx.state)
     if e.underwater:
         return 0, ""
     return water_penalty(who.spec, e.depth_of(who.name))
 
 
-@to_hit_rule
 def water_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     """MOD-WATER-1 to MOD-WATER-3 (MOD-WATER-7 for swimmers): the attacker's own depth penalty; MOD-WATER-5: anyone
     attacking an immersed creature also takes that creature's penalty."""
@@ -294,7 +232,6 @@ def water_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
         yield Modifier(-theirs, "MOD-WATER-5", f"{ctx.defender.name} is immersed")
 
 
-@damage_rule
 def water_damage(ctx: AttackContext) -> Iterator[Modifier]:
     """MOD-WATER-1 to MOD-WATER-3, MOD-WATER-7: the same penalty to damage (MOD-WATER-4: at least 1 point)."""
     own, rule = in_water(ctx, ctx.attacker)
@@ -302,7 +239,6 @@ def water_damage(ctx: AttackContext) -> Iterator[Modifier]:
         yield Modifier(-own, rule, "fighting in water")
 
 
-@defence_loss_rule
 def water_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """MOD-WATER-1: no Dex to AC in water at least knee deep (MOD-WATER-6: not for aquatic creatures;
     GAP-WATER-SWIM-DEX: swimmers lose it too); MOD-UW-5: non-native swimmers underwater."""
@@ -345,7 +281,6 @@ def underwater_mf(ctx: AttackContext) -> bool:
     return env(ctx.state).underwater and ctx.option("underwater") == "mf_weapon_types"
 
 
-@to_hit_rule
 def underwater_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     """MOD-UW-4: non-native -4; MOD-UW-6: native swimmers -2; MOD-UW-7: aquatic none."""
     if underwater_mod(ctx):
@@ -354,7 +289,6 @@ def underwater_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
             yield Modifier(-value, rule, "underwater")
 
 
-@damage_rule
 def underwater_damage(ctx: AttackContext) -> Iterator[Modifier]:
     """MOD-UW-4 / MOD-UW-6: the same penalty to damage (minimum 1)."""
     if underwater_mod(ctx):
@@ -416,16 +350,13 @@ def underwater_move(c: Combatant, ruleset: Ruleset, underwater: bool) -> int:
     return c.move
 
 
-def underwater_delay(state: FightState, c: CombatantState) -> list[tuple[str, str, str]]:
+def underwater_delay(state: FightView, c: CombatantView) -> list[tuple[str, str, str]]:
     """MOD-UW-3: non-native swimmers underwater act each round only after 1d6 segments."""
     e = env(state)
     mod = state.setup.ruleset["underwater"] == "mod_penalties"
     if e.underwater and mod and swimmer_kind(c.spec) == "non-native":
         return [("1d6", "MOD-UW-3", "underwater")]
     return []
-
-
-DELAY_SOURCES.append(underwater_delay)
 
 
 # --- drowning (003's drowning) ------------------------------------------------------------------------------
@@ -437,65 +368,14 @@ def breath_rounds(con: int, fighting: bool, extra_d4: int) -> int:
     return base + extra_d4
 
 
-def holds_breath(state: FightState, c: CombatantState) -> bool:
+def holds_breath(state: FightView, c: CombatantView) -> bool:
     e = env(state)
     return e.underwater and e.drowning and not c.spec.aquatic and c.is_active()
-
-
-def drowning(state: FightState, dice: DiceSource) -> list[Event]:
-    """At the end of each round underwater: the first time, fix each creature's breath (MF-DROWN-2,
-    the d4 rolled now in file order); once it has run out, a Luck (Con) save, dying on a failure
-    (MF-DROWN-3, repeated each round, GAP-DROWN)."""
-    out: list[Event] = []
-    rs = state.setup.ruleset
-    for c in state.combatants.values():
-        if not holds_breath(state, c):
-            continue
-        tape = DiceTape(dice)
-        cond = c.conditions.get("holding_breath")
-        if cond is None:
-            d4 = tape.roll(4, f"breath {c.name}") if rs.is_on("drowning_fight_extra_d4") else 0
-            breath = breath_rounds(c.spec.abilities.constitution, True, d4)
-            out.append(
-                event(EventType.CONDITION, state.round, target=c.name, dice=tape.take(), rule="MF-DROWN-2",
-                      text=f"{c.name} holds its breath for {breath} rounds while fighting",
-                      data={"condition": "holding_breath", "added": True, "until_round": None,
-                            "extra": {"breath": breath, "since": 1}})
-            )  # fmt: skip
-            if state.round <= breath:
-                continue
-        else:
-            breath = int(cond.data.get("breath", 0))
-            if state.round - int(cond.data.get("since", 1)) + 1 <= breath:
-                continue
-        out += drowning_save(state, c, tape)
-    return out
-
-
-def drowning_save(state: FightState, c: CombatantState, tape: DiceTape) -> list[Event]:
-    check = luck_save(c, "constitution", state.setup.ruleset)
-    face = tape.roll(20, f"Luck (Con) save {c.name}")
-    saved = check.succeeds(face)
-    out = [
-        event(EventType.CHECK, state.round, actor=c.name, dice=tape.take(), total=face,
-              target_number=check.target, hit=saved, rule="MF-DROWN-3",
-              text=f"out of breath: {check.breakdown([face])}", data={"check": "drowning"})
-    ]  # fmt: skip
-    if not saved:
-        out.append(
-            event(EventType.DEFEAT, state.round, target=c.name, rule="MF-DROWN-3",
-                  text=f"{c.name} drowns", data={"status": "dead", "hp": c.hp})
-        )  # fmt: skip
-    return out
-
-
-END_OF_ROUND.append(drowning)
 
 
 # --- aerial combat (003's aerial combat) ------------------------------------------------------------------------------
 
 
-@to_hit_rule
 def aerial_attack(ctx: AttackContext) -> Iterator[Modifier]:
     """MF-AIR-1: a flying combatant +1 to hit a target on the ground."""
     if ctx.attacker.has("flying") and not ctx.defender.has("flying"):
@@ -511,30 +391,21 @@ def aerial_charge(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     return plan
 
 
-def may_attack_mid_move(c: CombatantState, ruleset: Ruleset, one_direction: bool) -> bool:
+def may_attack_mid_move(c: CombatantView, ruleset: Ruleset, one_direction: bool) -> bool:
     """MF-AIR-2 (`aerial_mid_move`): a flyer may attack part way through a move in a single direction."""
     return ruleset.is_on("aerial_mid_move") and c.has("flying") and one_direction
 
 
-def skirmishes(c: CombatantState) -> bool:
+def skirmishes(c: CombatantView) -> bool:
     """MF-AIR-3 with GAP-SKIRMISH: a flyer may split its move around its attack without provoking
     attacks of opportunity."""
     return c.has("flying")
 
 
-hooks.ALLOW_RULES.extend([cover_allowed, visibility_allowed, underwater_allowed])
-hooks.MISS_CHANCE_RULES.append(visibility_miss_chance)
-hooks.ADVANTAGE_RULES.extend([invisible_attacker_advantage, underwater_disadvantage])
-hooks.DAMAGE_PLAN_RULES.extend([minimum_one, arrows_spent, aerial_charge])
-
-
-def underwater_rate(c: CombatantState) -> tuple[Fraction, str, str] | None:
+def underwater_rate(c: CombatantView) -> tuple[Fraction, str, str] | None:
     """MOD-UW-2: a non-native swimmer moves at a third of its rate underwater (fractions dropped)."""
     if c.fight is None or not env(c.fight).underwater:
         return None
     if c.fight.setup.ruleset["underwater"] != "mod_penalties" or swimmer_kind(c.spec) != "non-native":
         return None
     return Fraction(1, 3), "MOD-UW-2", "underwater, not a native swimmer"
-
-
-movement.RATE_RULES.append(underwater_rate)

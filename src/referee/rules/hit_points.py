@@ -1,12 +1,25 @@
-"""Hit points, defeat and subdual damage (ODD-HP-1, GAP-HP-ZERO, GAP-SUBDUAL, MF-KO-1)."""
+"""Hit points at set-up (ODD-HD-1, ODD-HD-2), defeat and subdual damage (ODD-HP-1, GAP-HP-ZERO,
+GAP-SUBDUAL, MF-KO-1)."""
 
 from __future__ import annotations
 
+from referee.dice import DiceSource, roll
+from referee.model import Combatant
 from referee.rules.ruleset import Ruleset
 
 ACTIVE = "active"
 UNCONSCIOUS = "unconscious"
 DEAD = "dead"
+
+
+def roll_hit_points(c: Combatant, dice: DiceSource) -> int:
+    """A combatant's hit points when the fight begins: the encounter's fixed number, else a roll of its
+    hit dice (ODD-HD-1: one die per level or hit die; ODD-HD-2: at least 1), else 1."""
+    if c.hp is not None:
+        return c.hp
+    if c.hp_dice:
+        return max(1, roll(c.hp_dice, dice, f"hit points {c.name}").total)
+    return 1
 
 
 def status_after_damage(

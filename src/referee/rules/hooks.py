@@ -1,8 +1,11 @@
-"""Registries for the parts of an attack that are not plain modifiers.
+"""The parts of an attack that are not plain modifiers, asked of every rule that gives them.
 
-Rule modules register small functions here (legality, advantage, automatic hits, miss chances,
-conditions an attack imposes, changes to the damage plan); :func:`referee.rules.attack.plan_attack`
-asks them all. Each function receives the :class:`AttackContext` and must not change anything.
+Rule modules contribute small functions (legality, advantage, automatic hits, miss chances, conditions
+an attack imposes, changes to the damage plan); :mod:`referee.rules.registry` lists them in order and
+:func:`referee.rules.attack.plan_attack` asks them all through the functions here. Each function
+receives the :class:`AttackContext` and must not change anything.
+
+The registry lists this module's callers' rules too, so it is read when a function runs, not at import.
 """
 
 from __future__ import annotations
@@ -21,30 +24,27 @@ if TYPE_CHECKING:
 Verdict = tuple[bool, str, str]  # (automatic hit?, rule, reason)
 Lean = tuple[int, str, str]  # (+1 advantage / -1 disadvantage, rule, reason)
 
-ALLOW_RULES: list[Callable[[AttackContext], None]] = []
-ADVANTAGE_RULES: list[Callable[[AttackContext], Iterable[Lean]]] = []
-AUTOMATIC_RULES: list[Callable[[AttackContext], Verdict | None]] = []
-MISS_CHANCE_RULES: list[Callable[[AttackContext], tuple[int, str] | None]] = []
-EFFECT_RULES: list[Callable[[AttackContext], Iterable[tuple[str, Effect]]]] = []
-DAMAGE_PLAN_RULES: list[Callable[[AttackContext, DamagePlan], DamagePlan]] = []
-# Run after every DAMAGE_PLAN_RULES entry, whatever the import order (HR-HELPLESS-4 drops multipliers).
-FINAL_DAMAGE_PLAN_RULES: list[Callable[[AttackContext, DamagePlan], DamagePlan]] = []
-DEFLECTION_RULES: list[Callable[[AttackContext, ArmourClass], int]] = []
-
-
-def register(registry: list, fn):  # type: ignore[no-untyped-def,type-arg]
-    registry.append(fn)
-    return fn
+AllowRule = Callable[[AttackContext], None]
+LeanRule = Callable[[AttackContext], Iterable[Lean]]
+AutomaticRule = Callable[[AttackContext], "Verdict | None"]
+MissChanceRule = Callable[[AttackContext], "tuple[int, str] | None"]
+EffectRule = Callable[[AttackContext], "Iterable[tuple[str, Effect]]"]
+DamagePlanRule = Callable[[AttackContext, "DamagePlan"], "DamagePlan"]
+DeflectionRule = Callable[[AttackContext, "ArmourClass"], int]
 
 
 def check_allowed(ctx: AttackContext) -> None:
     """Each rule raises IllegalActionError with its rule ID when the attack cannot be made."""
-    for rule in ALLOW_RULES:
+    from referee.rules import registry  # lists the rules of modules that import this one
+
+    for rule in registry.ALLOW_RULES:
         rule(ctx)
 
 
 def leans(ctx: AttackContext) -> list[Lean]:
-    return [lean for rule in ADVANTAGE_RULES for lean in rule(ctx)]
+    from referee.rules import registry  # lists the rules of modules that import this one
+
+    return [lean for rule in registry.ADVANTAGE_RULES for lean in rule(ctx)]
 
 
 def advantage(ctx: AttackContext) -> Keep:
@@ -60,7 +60,9 @@ def advantage(ctx: AttackContext) -> Keep:
 
 
 def automatic_verdict(ctx: AttackContext) -> Verdict | None:
-    for rule in AUTOMATIC_RULES:
+    from referee.rules import registry  # lists the rules of modules that import this one
+
+    for rule in registry.AUTOMATIC_RULES:
         verdict = rule(ctx)
         if verdict is not None:
             return verdict
@@ -73,7 +75,9 @@ def automatic_hit(ctx: AttackContext) -> bool | None:
 
 
 def _miss_chance(ctx: AttackContext) -> tuple[int, str]:
-    found = [m for rule in MISS_CHANCE_RULES if (m := rule(ctx)) is not None]
+    from referee.rules import registry  # lists the rules of modules that import this one
+
+    found = [m for rule in registry.MISS_CHANCE_RULES if (m := rule(ctx)) is not None]
     return max(found, default=(0, ""))
 
 
@@ -86,11 +90,15 @@ def miss_chance_rule(ctx: AttackContext) -> str:
 
 
 def effects_on_hit(ctx: AttackContext) -> tuple[Effect, ...]:
-    return tuple(e for rule in EFFECT_RULES for when, e in rule(ctx) if when == "hit")
+    from referee.rules import registry  # lists the rules of modules that import this one
+
+    return tuple(e for rule in registry.EFFECT_RULES for when, e in rule(ctx) if when == "hit")
 
 
 def effects_on_attempt(ctx: AttackContext) -> tuple[Effect, ...]:
-    return tuple(e for rule in EFFECT_RULES for when, e in rule(ctx) if when == "attempt")
+    from referee.rules import registry  # lists the rules of modules that import this one
+
+    return tuple(e for rule in registry.EFFECT_RULES for when, e in rule(ctx) if when == "attempt")
 
 
 def damage_dice(ctx: AttackContext) -> str:
@@ -103,14 +111,18 @@ def damage_dice(ctx: AttackContext) -> str:
 
 
 def adjust_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
+    from referee.rules import registry  # lists the rules of modules that import this one
+
     if ctx.form in {AttackForm.PUMMEL, AttackForm.OVERBEAR}:
         plan = replace(plan, subdual=ctx.ruleset.is_on("subdual"))
     if ctx.form in {AttackForm.GRAPPLE, AttackForm.TOUCH} or plan.dice.maximum <= 0:
         plan = replace(plan, none=True, minimum=0)
-    for rule in [*DAMAGE_PLAN_RULES, *FINAL_DAMAGE_PLAN_RULES]:
+    for rule in [*registry.DAMAGE_PLAN_RULES, *registry.FINAL_DAMAGE_PLAN_RULES]:
         plan = rule(ctx, plan)
     return plan
 
 
 def deflection_spent(ctx: AttackContext, ac: ArmourClass) -> int:
-    return sum(rule(ctx, ac) for rule in DEFLECTION_RULES)
+    from referee.rules import registry  # lists the rules of modules that import this one
+
+    return sum(rule(ctx, ac) for rule in registry.DEFLECTION_RULES)

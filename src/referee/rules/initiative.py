@@ -1,18 +1,122 @@
 """Initiative (ODD-INIT-1..6) and the order of action in a round.
 
 The order is a list of *slots*; the combatants in one slot act simultaneously (ODD-INIT-3).
+
+The procedure is written once here and composed from small steps, so every path (the event engine,
+the exact odds, the simulator) rolls and sorts the same way:
+
+- :func:`initiative_units`: who rolls (each combatant, or each side under group initiative);
+- :func:`roll_unit`: the *only* place the initiative d10 is rolled (with any segment delays);
+- :func:`order_from_rolls`: the slots from the rolls (pure);
+- :func:`roll_initiative`: all of it, with first strike in the first round.
+
+Callers outside this module call ``initiative.roll_unit(...)`` through the module, so a house rule that
+replaces it (d10 + Dex modifier) reaches every path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from referee.dice import DiceSource
 from referee.model import Combatant, Size
+from referee.rules.ruleset import Ruleset
 
-# Rules that delay a combatant by some segments (segment initiative, option `initiative`) register here.
+# Rules that delay a combatant by some segments (segment initiative, option `initiative`) register here;
+# each returns (segments, rule, why) for a combatant in a round, rolling any dice it needs.
 DELAY_RULES: list[Callable[[Combatant, int, DiceSource], list[tuple[int, str, str]]]] = []
+
+GROUP = "d10_group"  # option `initiative`: one roll per side (ODD-INIT-4)
+
+
+def is_group(ruleset: Ruleset) -> bool:
+    """ODD-INIT-4: under group initiative each side rolls once."""
+    return bool(ruleset["initiative"] == GROUP)
+
+
+@dataclass(frozen=True)
+class UnitRoll:
+    """One unit's initiative: the d10 face, its sort key (higher acts first; equal keys act together)
+    and the segment delays that lowered it."""
+
+    unit: str
+    face: int
+    key: tuple[int, ...]
+    delays: tuple[tuple[int, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Initiative:
+    """A round's order of action: slots, each unit's d10 face, first-strike moves, the rule applied."""
+
+    order: list[list[str]]
+    rolls: dict[str, int]
+    first_strike: list[dict[str, str]] = field(default_factory=list)
+    rule: str = "ODD-INIT-1"
+
+
+def initiative_units(ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]) -> list[str]:
+    """Who rolls: every active combatant in file order (ODD-INIT-1), or under group initiative each
+    side that has an active member, in the encounter's side order (ODD-INIT-4)."""
+    if is_group(ruleset):
+        return [s for s in sides if any(c.side == s for c in active)]
+    return [c.name for c in active]
+
+
+def members_of_units(
+    ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]
+) -> dict[str, list[str]]:
+    """The combatants each unit stands for: itself, or a side's active members (ODD-INIT-4)."""
+    if is_group(ruleset):
+        return {s: [c.name for c in active if c.side == s] for s in sides}
+    return {c.name: [c.name] for c in active}
+
+
+def roll_unit(
+    ruleset: Ruleset, unit: str, members: Sequence[Combatant], number: int, dice: DiceSource
+) -> UnitRoll:
+    """Roll one unit's initiative in round `number`: the one place the initiative d10 is rolled.
+
+    Individual (ODD-INIT-1/2/3): d10, then that combatant's segment delays (DELAY_RULES); key
+    (d10 - delay, Dex) so ties go to the higher Dex and equal Dex act together. Group (ODD-INIT-4):
+    d10 for the side; key (d10,), ties act together (GAP-INIT-GROUP-TIE).
+    """
+    if is_group(ruleset):
+        face = dice.roll(10, f"initiative {unit}")
+        return UnitRoll(unit, face, (face,))
+    c = members[0]
+    face = dice.roll(10, f"initiative {c.name}")
+    delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice))
+    return UnitRoll(unit, face, (face - sum(d[0] for d in delays), c.abilities.dexterity), delays)
+
+
+def order_from_rolls(
+    ruleset: Ruleset, rolls: Sequence[UnitRoll], members_of: Mapping[str, Sequence[str]]
+) -> list[list[str]]:
+    """The slots from the rolls: higher key first (ODD-INIT-1/2), equal keys share a slot (ODD-INIT-3,
+    GAP-INIT-GROUP-TIE), a unit's members in file order; empty units leave no slot. Pure."""
+    return _order(rolls, members_of)
+
+
+def roll_initiative(
+    ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str], number: int, dice: DiceSource
+) -> Initiative:
+    """Round `number`'s order for the active combatants (ODD-INIT-1..6): one :func:`roll_unit` per unit
+    in file (or side) order, the slots, then first strike in the first round (ODD-INIT-5/6)."""
+    units = initiative_units(ruleset, active, sides)
+    members = members_of_units(ruleset, active, sides)
+    by_name = {c.name: c for c in active}
+    rolls = [roll_unit(ruleset, unit, [by_name[n] for n in members[unit]], number, dice) for unit in units]
+    order = order_from_rolls(ruleset, rolls, members)
+    moves: list[dict[str, str]] = []
+    if number == 1 and ruleset.is_on("first_strike_reach_size"):
+        order, moves = apply_first_strike(order, by_name)
+    rule = "ODD-INIT-4" if is_group(ruleset) else "ODD-INIT-1"
+    return Initiative(order, {r.unit: r.face for r in rolls}, moves, rule)
+
+
+# --- the older building blocks (kept for their callers) ------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -30,28 +134,25 @@ class Roll:
 
 def order_individual(rolls: Sequence[Roll]) -> list[list[str]]:
     """ODD-INIT-1: highest roll first; ODD-INIT-2: ties by higher Dex; ODD-INIT-3: equal Dex act together."""
-    ranked = sorted(rolls, key=lambda r: r.key, reverse=True)
-    slots: list[list[str]] = []
-    last: tuple[int, int] | None = None
-    for r in ranked:
-        if r.key == last:
-            slots[-1].append(r.name)
-        else:
-            slots.append([r.name])
-        last = r.key
-    return slots
+    units = [UnitRoll(r.name, r.roll, r.key) for r in rolls]
+    return _order(units, {r.name: [r.name] for r in rolls})
 
 
 def order_groups(side_rolls: Sequence[tuple[str, int]], members: dict[str, list[str]]) -> list[list[str]]:
     """ODD-INIT-4: one d10 per side; the whole winning side acts first; ties act together (GAP-INIT-GROUP-TIE)."""
+    return _order([UnitRoll(s, face, (face,)) for s, face in side_rolls], members)
+
+
+def _order(rolls: Sequence[UnitRoll], members_of: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    # the ruleset-free sort behind order_from_rolls (a house rule may replace that one)
     slots: list[list[str]] = []
-    last: int | None = None
-    for side, roll in sorted(side_rolls, key=lambda sr: sr[1], reverse=True):
-        if roll == last:
-            slots[-1].extend(members[side])
+    last: tuple[int, ...] | None = None
+    for r in sorted(rolls, key=lambda r: r.key, reverse=True):  # stable: ties keep the rolling order
+        if r.key == last and slots:
+            slots[-1].extend(members_of[r.unit])
         else:
-            slots.append(list(members[side]))
-        last = roll
+            slots.append(list(members_of[r.unit]))
+        last = r.key
     return [s for s in slots if s]
 
 
@@ -69,7 +170,7 @@ def has_first_strike(big: Combatant, small: Combatant) -> str | None:
 
 
 def apply_first_strike(
-    slots: list[list[str]], combatants: dict[str, Combatant]
+    slots: list[list[str]], combatants: Mapping[str, Combatant]
 ) -> tuple[list[list[str]], list[dict[str, str]]]:
     """First round only (ODD-INIT-5, ODD-INIT-6): a creature with first strike against an enemy that
     would act before it is moved to act just before that enemy. Assumes the foes close to within 10 ft

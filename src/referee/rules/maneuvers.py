@@ -19,9 +19,8 @@ from collections.abc import Iterator
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
 from referee.model import UNARMED, Weapon
-from referee.rules import hooks
 from referee.rules.attack import Effect
-from referee.rules.context import AttackContext, AttackForm, DefenceLoss, ac_rule, defence_loss_rule
+from referee.rules.context import AttackContext, AttackForm, DefenceLoss
 
 HOLD_CONDITIONS = ("grappled", "prone", "defenceless")
 
@@ -79,10 +78,6 @@ def natural_weapons_never_pummel(ctx: AttackContext) -> None:
         )
 
 
-for _rule in (held_creature_only_breaks_free, overbear_size_limit, natural_weapons_never_pummel):
-    hooks.register(hooks.ALLOW_RULES, _rule)
-
-
 def default_form(is_monster: bool, weapon: Weapon) -> AttackForm:
     """ODD-UNARMED-1/2: natural weapons (and a monster's bare attacks) are melee; a character without a
     weapon who punches or kicks is pummelling."""
@@ -111,17 +106,12 @@ def maneuver_effects(ctx: AttackContext) -> Iterator[tuple[str, Effect]]:
             yield "hit", Effect("prone", "defender", 0, "ODD-OVERB-3")
 
 
-hooks.register(hooks.EFFECT_RULES, maneuver_effects)
-
-
-@ac_rule
 def overbearer_exposed(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-OVERB-5: a creature that tried to overbear this round has AC 2 worse, hit or miss."""
     if ctx.defender.has("overbearing"):
         yield Modifier(-2, "ODD-OVERB-5", "tried to overbear this round")
 
 
-@defence_loss_rule
 def held_loses_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """ODD-GRAP-3 with ODD-AC-DEX-2: a held creature is restrained and cannot react, so it loses Dex."""
     if ctx.defender.has("grappled") and holds_odd(ctx):

@@ -2,7 +2,7 @@
 
 Movement numbers are pure functions of feet; fractions are dropped everywhere (ODD-MOVE-3). Positions
 are squares of a 5-ft grid (ODD-MOVE-4); the distance between two squares counts a diagonal step as
-one square, as :func:`referee.engine.resolve.grid_distance` does. Without positions the referee states
+one square, as :func:`grid_distance` does. Without positions the referee states
 distances in the action and the same functions decide.
 
 The charge contributors apply only under ``charge = odd_damage_bonus``: a declared melee attack after
@@ -16,16 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
-from referee.rules import hooks
 from referee.rules.attack import Effect, range_band
-from referee.rules.context import AttackContext, AttackForm, ac_rule, damage_rule
-
-if TYPE_CHECKING:
-    from referee.engine.state import CombatantState
+from referee.rules.context import AttackContext, AttackForm
+from referee.rules.view import CombatantView
 
 # --- time (ODD-ROUND-2) -------------------------------------------------------------------------------
 
@@ -66,16 +62,18 @@ def drop_fractions(feet: Fraction | int) -> int:
     return max(1, int(feet))
 
 
-# Other rule modules scale the rate here (underwater, slowed, stunned): (factor, rule, reason) or None.
-# A factor of 0 means the creature cannot move at all this round (no 5-ft minimum, ODD-MOVE-7).
-RATE_RULES: list[Callable[[CombatantState], tuple[Fraction, str, str] | None]] = []
+# Rules that scale the rate (underwater, slowed, stunned): (factor, rule, reason) or None; listed in
+# referee.rules.registry.RATE_RULES. A factor of 0: it cannot move at all this round (ODD-MOVE-7).
+RateRule = Callable[[CombatantView], "tuple[Fraction, str, str] | None"]
 
 
-def rate_factors(c: CombatantState) -> list[tuple[Fraction, str, str]]:
-    return [f for rule in RATE_RULES if (f := rule(c)) is not None]
+def rate_factors(c: CombatantView) -> list[tuple[Fraction, str, str]]:
+    from referee.rules import registry  # it lists rules of modules that import this one
+
+    return [f for rule in registry.RATE_RULES if (f := rule(c)) is not None]
 
 
-def base_rate(c: CombatantState) -> int:
+def base_rate(c: CombatantView) -> int:
     """ODD-MOVE-1: the listed rate, reduced by the heaviest encumbrance condition (GAP-ENCUMBRANCE),
     then by any registered rate rule (MOD-UW-2 underwater, MOD-COND-SLOWED)."""
     factors = [f for name, f in ENCUMBRANCE.items() if c.has(name)]
@@ -138,11 +136,11 @@ def squares(feet: int) -> int:
     return feet // 5
 
 
-def is_restrained(c: CombatantState) -> bool:
+def is_restrained(c: CombatantView) -> bool:
     return any(c.has(name) for name in IMMOBILE) or any(f == 0 for f, _, _ in rate_factors(c))
 
 
-def allowance(c: CombatantState, pace: str = "walk", reduction: Fraction = Fraction(0)) -> int:
+def allowance(c: CombatantView, pace: str = "walk", reduction: Fraction = Fraction(0)) -> int:
     """How far `c` may move this round at a pace: ODD-MOVE-1, -2, -3, -6, -7 together."""
     restrained = is_restrained(c)
     return reduced_rate(pace_rate(base_rate(c), pace), reduction, restrained)
@@ -151,6 +149,13 @@ def allowance(c: CombatantState, pace: str = "walk", reduction: Fraction = Fract
 # --- the grid (ODD-MOVE-4, ODD-MOVE-5) ----------------------------------------------------------------
 
 Point = tuple[int, int]
+
+
+def grid_distance(a: CombatantView, b: CombatantView) -> int | None:
+    """ODD-MOVE-4: squares of 5 ft; diagonal steps count as one square (an assumption). None off the grid."""
+    if a.position is None or b.position is None:
+        return None
+    return feet_between(a.position, b.position)
 
 
 def feet_between(a: Point, b: Point) -> int:
@@ -181,13 +186,13 @@ def path_length(points: list[Point]) -> int:
 # --- charging (ODD-CHARGE-1..5) -----------------------------------------------------------------------
 
 
-def charge_window(c: CombatantState) -> tuple[int, int]:
+def charge_window(c: CombatantView) -> tuple[int, int]:
     """ODD-CHARGE-2: at least the base rate, at most the jogging rate (TV-000-09: Una 30..60 ft)."""
     rate = base_rate(c)
     return rate, pace_rate(rate, "jog")
 
 
-def check_charge(c: CombatantState, distance: int) -> None:
+def check_charge(c: CombatantView, distance: int) -> None:
     """Raise unless a charge over `distance` feet is allowed (ODD-CHARGE-2)."""
     low, high = charge_window(c)
     if is_restrained(c):
@@ -237,11 +242,6 @@ def missile_in_range(ctx: AttackContext) -> None:
         )
 
 
-hooks.register(hooks.ALLOW_RULES, charge_allowed)
-hooks.register(hooks.ALLOW_RULES, melee_needs_reach)
-hooks.register(hooks.ALLOW_RULES, missile_in_range)
-
-
 def charge_effects(ctx: AttackContext) -> Iterator[tuple[str, Effect]]:
     """ODD-CHARGE-4: the charger is `charging` (AC 4 worse) for the rest of the round, hit or miss —
     unless the charge was declared before the round's first action, which already set it."""
@@ -249,10 +249,6 @@ def charge_effects(ctx: AttackContext) -> Iterator[tuple[str, Effect]]:
         yield "attempt", Effect("charging", "attacker", 0, "ODD-CHARGE-4")
 
 
-hooks.register(hooks.EFFECT_RULES, charge_effects)
-
-
-@damage_rule
 def charge_damage(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-CHARGE-3: +2 damage; ODD-CHARGE-5: none if the charged defender hit the charger first."""
     if not odd_charge(ctx):
@@ -266,7 +262,6 @@ def charge_damage(ctx: AttackContext) -> Iterator[Modifier]:
     yield Modifier(2, "ODD-CHARGE-3", "charge")
 
 
-@ac_rule
 def charger_exposed(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-CHARGE-4: a charger's AC is 4 worse for the whole round, also against first strikes and missiles."""
     if ctx.defender.has("charging") and ctx.option("charge") == "odd_damage_bonus":

@@ -26,7 +26,7 @@ from referee.dice import DiceTape
 from referee.rules.ruleset import Ruleset
 
 if TYPE_CHECKING:
-    from referee.engine.state import CombatantState
+    from referee.rules.view import CombatantView
 
 # GAP-SAVES (ASSUMPTION): one generic table, target number by level band, for a d20 roll-over save.
 # A referee with real tables replaces it (keys are the lowest level of each band).
@@ -66,7 +66,7 @@ def cover_save_bonus(cover: str, ruleset: Ruleset, luck_dex: bool) -> list[Modif
 
 
 def save_modifiers(
-    saver: CombatantState, ruleset: Ruleset, how: SaveCircumstances, luck_dex: bool = False
+    saver: CombatantView, ruleset: Ruleset, how: SaveCircumstances, luck_dex: bool = False
 ) -> list[Modifier]:
     """Every modifier the saver's state and circumstances give, each with its rule ID."""
     mods = cover_save_bonus(how.cover, ruleset, luck_dex)
@@ -89,9 +89,7 @@ def save_modifiers(
     return mods
 
 
-def class_save(
-    saver: CombatantState, ruleset: Ruleset, how: SaveCircumstances = SaveCircumstances()
-) -> Check:
+def class_save(saver: CombatantView, ruleset: Ruleset, how: SaveCircumstances = SaveCircumstances()) -> Check:
     """GAP-SAVES: d20 + modifiers >= the table's number for the saver's level (hit dice for monsters)."""
     level = saver.spec.crit_level
     return Check(
@@ -104,7 +102,7 @@ def class_save(
 
 
 def luck_save(
-    saver: CombatantState,
+    saver: CombatantView,
     ability: str,
     ruleset: Ruleset,
     how: SaveCircumstances = SaveCircumstances(),

@@ -26,8 +26,8 @@ from collections.abc import Iterator
 
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
-from referee.rules import hooks
-from referee.rules.context import AttackContext, AttackForm, ac_rule, to_hit_rule
+from referee.rules.context import AttackContext, AttackForm
+from referee.vocabulary import BANDS, ruling_band  # ODD-SIT-2: the referee's magnitude guide
 
 # ODD-COVER-25..100: AC bonus by degree of cover.
 COVER_BONUS: dict[str, tuple[int, str]] = {
@@ -45,14 +45,10 @@ CONCEALMENT_PENALTY: dict[str, tuple[int, str, str]] = {
     "full": (-10, "ODD-SIT-CONC-100", "defender completely concealed"),
 }
 
-# ODD-SIT-2: the referee's magnitude guide.
-BANDS = ("easy", "difficult", "heroic")
-
 
 # --- to-hit -----------------------------------------------------------------------------------------
 
 
-@to_hit_rule
 def prone_blind_or_defenceless(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-PRONE: +5 against a prone or blind defender (counted once); ODD-SIT-DEFENCELESS: +10
     against a prone and defenceless one, replacing the +5 (interpretation, GAP-INTERPRETATIONS)."""
@@ -66,14 +62,12 @@ def prone_blind_or_defenceless(ctx: AttackContext) -> Iterator[Modifier]:
         yield Modifier(5, "ODD-SIT-PRONE", "defender prone" if prone else "defender blind")
 
 
-@to_hit_rule
 def lower_elevation(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-LOWER: +1 when the defender is lower than the attacker (flag `higher`, GAP-HIGH-GROUND-000)."""
     if ctx.situation.has("higher") and ctx.option("higher_ground") == "odd_plus_1":
         yield Modifier(1, "ODD-SIT-LOWER", "defender at lower elevation")
 
 
-@to_hit_rule
 def stunned_or_cowering(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-STUN: +2 when the defender is stunned or cowering."""
     if ctx.option("stunned") != "odd_plus_2":
@@ -84,7 +78,6 @@ def stunned_or_cowering(ctx: AttackContext) -> Iterator[Modifier]:
             return
 
 
-@to_hit_rule
 def invisible_or_blind_attacker(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-INVIS: -10 when the defender is invisible or the attacker is blind (counted once)."""
     invisible = ctx.defender.has("invisible") and ctx.option("invisibility") == "odd_minus_10"
@@ -93,7 +86,6 @@ def invisible_or_blind_attacker(ctx: AttackContext) -> Iterator[Modifier]:
         yield Modifier(-10, "ODD-SIT-INVIS", "defender invisible" if invisible else "attacker blind")
 
 
-@to_hit_rule
 def mount_or_unstable_platform(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-MOUNT-M: -2 in melee, ODD-SIT-MOUNT-R: -4 at range, from a mount or unstable platform.
 
@@ -110,7 +102,6 @@ def mount_or_unstable_platform(ctx: AttackContext) -> Iterator[Modifier]:
         yield Modifier(-2, "ODD-SIT-MOUNT-M", f"melee attack from a {where}")
 
 
-@to_hit_rule
 def concealment(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-CONC: concealment hampers aim (a to-hit penalty; cover raises AC instead); one degree applies."""
     if ctx.option("concealment") != "odd_to_hit" or ctx.situation.concealment == "none":
@@ -133,7 +124,6 @@ def cover_bonus(degree: str) -> tuple[int, str]:
     return COVER_BONUS[degree]
 
 
-@ac_rule
 def odd_cover(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-COVER-25..100 against missiles and in melee; ODD-COVER-MELEE: in melee the cover protects both.
 
@@ -156,13 +146,11 @@ def odd_cover(ctx: AttackContext) -> Iterator[Modifier]:
     yield Modifier(bonus, rule, f"{ctx.situation.cover.replace('_', ' ')} cover")
 
 
-@ac_rule
 def referee_ac_adjustments(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-AC-SIT / ODD-MANEUVER-1: the referee's own AC adjustments for this attack (rusted armour -1...)."""
     yield from ctx.situation.ac_modifiers
 
 
-@ac_rule
 def defensive_maneuver(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-MANEUVER-1: a defensive maneuver adjusts the defender's AC for the round (amount set by the referee)."""
     cond = ctx.defender.conditions.get("maneuvering")
@@ -191,21 +179,7 @@ def cover_bars_attack(ctx: AttackContext) -> None:
         )
 
 
-hooks.register(hooks.ALLOW_RULES, must_know_defender)
-hooks.register(hooks.ALLOW_RULES, cover_bars_attack)
-
-
 # --- referee rulings (ODD-SIT-1, ODD-SIT-2) ---------------------------------------------------------
-
-
-def ruling_band(value: int) -> str:
-    """ODD-SIT-2: easy up to ±5, difficult ±6..±10, heroic ±11 or more (TV-000-11: -10 is difficult)."""
-    size = abs(value)
-    if size <= 5:
-        return "easy"
-    if size <= 10:
-        return "difficult"
-    return "heroic"
 
 
 def ruling(value: int, reason: str, band: str | None = None) -> Modifier:

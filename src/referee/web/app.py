@@ -1,10 +1,9 @@
 """The referee's tracker: a FastAPI app over the engine and the event store.
 
 Pages for the referee (encounters, the fight) and for the players (read-only), each with a JSON twin under
-``/api``. Access: the referee's credential (the server's secret token, the ``--password``, or one encounter's
-own referee token) comes as ``?token=`` (then kept in an HttpOnly cookie), a ``Authorization: Bearer`` header or
-that cookie; the players' link carries only the encounter's player token and opens only the players' view.
-Every credential is compared with :func:`hmac.compare_digest`.
+``/api``. Who may do what is :mod:`referee.web.access` (credentials, browser sessions, CSRF tokens); what every
+request passes first is :mod:`referee.web.guard` (size, origin, content type, strict JSON); the players' link
+carries only the encounter's player token and opens only the players' view.
 """
 
 from __future__ import annotations
@@ -15,23 +14,32 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, File, Form, Request, UploadFile
+from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from referee.errors import EncounterFileError
+from referee.engine.fight import Fight
+from referee.errors import EncounterFileError, StoreError
 from referee.files import MAX_FILE_BYTES
 from referee.web import problems, tracker, views
-from referee.web.problems import Forbidden, NotFound, TooLarge
-from referee.web.store import EncounterRow, Store
+from referee.web.access import (
+    REFEREE,
+    Encounter,
+    LoginLimit,
+    Players,
+    end_sessions,
+    is_admin,
+    same,
+    start_session,
+)
+from referee.web.guard import MAX_BODY_BYTES, RequestGuard
+from referee.web.problems import Forbidden, NotFound
+from referee.web.store import EncounterRow, StoredEvent
 
 HERE = Path(__file__).resolve().parent
-COOKIE = "referee"
-# Room for the multipart envelope around a file of MAX_FILE_BYTES.
-MAX_BODY_BYTES = MAX_FILE_BYTES + 64_000
+__all__ = ["MAX_BODY_BYTES", "Settings", "create_app"]
 
 
 class Settings(BaseModel):
@@ -120,96 +128,6 @@ class OddsBody(Body):
 # --- the app -----------------------------------------------------------------------------------------
 
 
-class BodyLimit:
-    """Refuse request bodies over :data:`MAX_BODY_BYTES` (413) before they are parsed."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = dict(scope.get("headers", [])).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
-            response = JSONResponse(
-                {"error": f"request body over {MAX_BODY_BYTES} bytes", "status": 413}, 413
-            )
-            await response(scope, receive, send)
-            return
-        seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > MAX_BODY_BYTES:
-                raise TooLarge(f"request body over {MAX_BODY_BYTES} bytes")
-            return message
-
-        await self.app(scope, limited, send)
-
-
-# --- access ---------------------------------------------------------------------------------------------
-
-
-def _credentials(request: Request) -> list[str]:
-    """Every credential the request offers: `?token=`, the cookies, an `Authorization: Bearer` header."""
-    found = [request.query_params.get("token", ""), request.cookies.get(COOKIE, "")]
-    found.append(request.cookies.get(f"{COOKIE}_{request.path_params.get('eid', '')}", ""))
-    auth = request.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        found.append(auth[7:].strip())
-    return [c for c in found if c]
-
-
-def _same(a: str, b: str) -> bool:
-    return hmac.compare_digest(a.encode(), b.encode())
-
-
-def is_admin(request: Request, secret: str) -> bool:
-    """The server's referee token or the password (both compared in constant time)."""
-    ok = _same(secret, request.app.state.store.admin_token())
-    password = request.app.state.settings.password
-    return (password is not None and _same(secret, password)) or ok
-
-
-def require_referee(request: Request) -> None:
-    if not any(is_admin(request, c) for c in _credentials(request)):
-        raise Forbidden("the referee's token is needed here (the link `referee serve` printed)")
-
-
-def encounter_access(request: Request, eid: str) -> EncounterRow:
-    """The encounter, if the request carries the server's referee credential or this encounter's own."""
-    store: Store = request.app.state.store
-    given = _credentials(request)
-    if any(is_admin(request, c) for c in given):
-        return store.get(eid)
-    try:
-        row = store.get(eid)
-    except LookupError:
-        raise Forbidden("the referee's token is needed here") from None
-    if any(_same(c, row.referee_token) for c in given):
-        return row
-    raise Forbidden("the referee's token is needed here (a players' link only opens the players' view)")
-
-
-def player_access(request: Request, eid: str, token: str) -> EncounterRow:
-    try:
-        row = request.app.state.store.get(eid)
-    except LookupError:
-        raise Forbidden("unknown players' link") from None
-    if not _same(token, row.player_token):
-        raise Forbidden("unknown players' link")
-    return row  # type: ignore[no-any-return]
-
-
-# Access is a dependency, so it is checked before a body is validated: without a token, no hints.
-REFEREE = [Depends(require_referee)]
-Encounter = Annotated[EncounterRow, Depends(encounter_access)]
-Players = Annotated[EncounterRow, Depends(player_access)]
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The tracker app. Without settings, reads REFEREE_DB / REFEREE_PASSWORD / REFEREE_EXAMPLES."""
     if settings is None:
@@ -218,6 +136,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             password=os.environ.get("REFEREE_PASSWORD") or None,
             examples=Path(os.environ["REFEREE_EXAMPLES"]) if os.environ.get("REFEREE_EXAMPLES") else None,
         )
+    from referee.web.store import Store
+
     store = Store(settings.db)
     examples = tracker.find_examples(settings.examples)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -228,25 +148,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.store = store
     app.state.settings = settings
-    app.add_middleware(BodyLimit)
+    app.state.login_limit = LoginLimit()
+    app.add_middleware(RequestGuard)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     problems.install(app)
 
-    def keep_token(request: Request, response: Response) -> Response:
-        """A `?token=` that worked is moved into an HttpOnly cookie, so it leaves the address bar."""
-        token = request.query_params.get("token")
-        if token:
-            name = COOKIE if is_admin(request, token) else f"{COOKIE}_{request.path_params.get('eid', '')}"
-            response.set_cookie(name, token, httponly=True, samesite="strict")
-        return response
-
-    def strip_token(request: Request) -> RedirectResponse:
+    def strip_token(request: Request, row: EncounterRow | None = None) -> RedirectResponse:
+        """A `?token=` that is a credential itself is exchanged for a session cookie (the server's, or with
+        `row` that encounter's own); either way it leaves the address bar."""
+        token = request.query_params["token"]
         response = RedirectResponse(request.url.remove_query_params("token").path, status_code=303)
-        keep_token(request, response)
+        if is_admin(request, token):
+            start_session(request, response, "*")
+        elif row is not None and same(token, row.referee_token):
+            start_session(request, response, row.id)
         return response
 
     def page(request: Request, name: str, context: dict[str, Any]) -> HTMLResponse:
-        return templates.TemplateResponse(request, name, context)
+        csrf = getattr(request.state, "csrf", "")
+        return templates.TemplateResponse(request, name, {"csrf": csrf, **context})
 
     def links(request: Request, row: EncounterRow) -> dict[str, str]:
         base = str(request.base_url).rstrip("/")
@@ -256,10 +176,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         }
 
     def fight_state(row: EncounterRow) -> dict[str, Any]:
-        fight = tracker.load_fight(store, row)
-        state = views.referee_view(row, fight, store.events(row.id))
+        # the row and the log of one read: never a version that does not match the events shown
+        row, stored = store.snapshot(row.id)
+        return state_of(row, tracker.fight_of(row, stored), stored)
+
+    def state_of(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> dict[str, Any]:
+        state = views.referee_view(row, fight, stored)
         state["dice_asked"] = tracker.dice_asked(fight, state["needs"])
         return state
+
+    def players_state(row: EncounterRow) -> dict[str, Any]:
+        row, stored = store.snapshot(row.id)
+        return views.player_view(row, tracker.fight_of(row, stored))
+
+    def check_shows(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> None:
+        """Everything the pages and the API will show of an imported encounter, worked out before it is
+        stored: an import that one of them could not show is refused."""
+        state = state_of(row, fight, stored)
+        players = views.player_view(row, fight)
+        exported = tracker.export_of(row, stored)
+        for shown in (state, players, exported):
+            json.dumps(shown, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        context = {"s": state, "links": {"players": "", "referee": ""}, "meta": json.dumps(_meta(state))}
+        templates.get_template("fight.html").render(csrf="", **context).encode("utf-8")
+        templates.get_template("players.html").render(s=players, api="").encode("utf-8")
 
     def summary(request: Request, row: EncounterRow) -> dict[str, Any]:
         return {
@@ -279,7 +219,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if body.example is not None:
             data, base_dir = read_example(body.example), examples
         elif body.text is not None:
-            data = tracker.encounter_data_from_bytes(body.text.encode("utf-8"), "pasted encounter")
+            data = tracker.encounter_data_from_bytes(
+                tracker.utf8(body.text, "pasted encounter"), "pasted encounter"
+            )
         else:
             assert body.data is not None
             data = body.data
@@ -307,11 +249,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return page(request, "login.html", {"enabled": bool(settings.password)})
 
     @app.post("/login", include_in_schema=False)
-    def login(password: Annotated[str, Form()]) -> Response:
+    def login(request: Request, password: Annotated[str, Form()]) -> Response:
+        limit: LoginLimit = app.state.login_limit
+        limit.check()
         if not settings.password or not hmac.compare_digest(password.encode(), settings.password.encode()):
+            limit.failed()
             raise Forbidden("wrong password")
         response = RedirectResponse("/", status_code=303)
-        response.set_cookie(COOKIE, store.admin_token(), httponly=True, samesite="strict")
+        start_session(request, response, "*")
+        return response
+
+    @app.post("/logout", include_in_schema=False)
+    def logout(request: Request) -> Response:
+        """Revoke this browser's sessions (a page from another origin was refused before this)."""
+        response = RedirectResponse("/login", status_code=303)
+        end_sessions(request, response)
         return response
 
     @app.post("/encounters", include_in_schema=False, dependencies=REFEREE)
@@ -328,7 +280,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raw = await file.read(MAX_FILE_BYTES + 1)
             name = file.filename or "upload"
             if name.endswith(".json") and _looks_like_export(raw):
-                row = tracker.import_export(store, tracker.read_json_upload(raw, name))
+                row = tracker.import_export(store, tracker.read_json_upload(raw, name), check_shows)
             else:
                 name_, setup = tracker.frozen_setup(tracker.encounter_data_from_bytes(raw, name), name)
                 row = store.create(name_, setup)
@@ -353,18 +305,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/e/{eid}", response_class=HTMLResponse, include_in_schema=False)
     def fight_page(request: Request, row: Encounter) -> Response:
         if "token" in request.query_params:
-            return strip_token(request)
+            return strip_token(request, row)
         state = fight_state(row)
+        meta = {**_meta(state), "csrf": getattr(request.state, "csrf", "")}
         context = {
             "s": state,
             "links": links(request, row),
-            "meta": json.dumps(_meta(state)).replace("<", "\\u003c"),
+            "meta": json.dumps(meta).replace("<", "\\u003c"),
         }
         return page(request, "fight.html", context)
 
     @app.get("/p/{eid}/{token}", response_class=HTMLResponse, include_in_schema=False)
     def players_page(request: Request, row: Players) -> Response:
-        state = views.player_view(row, tracker.load_fight(store, row))
+        state = players_state(row)
         return page(request, "players.html", {"s": state, "api": f"/api/players/{row.id}/{row.player_token}"})
 
     # --- JSON API -------------------------------------------------------------------------------------
@@ -388,7 +341,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def api_import(request: Request) -> dict[str, Any]:
         """Create an encounter from an export (setup + event log)."""
         data = tracker.read_json_upload(await request.body(), "import")
-        return summary(request, tracker.import_export(store, data))
+        return summary(request, tracker.import_export(store, data, check_shows))
 
     @app.get("/api/encounters/{eid}", tags=["fight"])
     def api_state(row: Encounter) -> dict[str, Any]:
@@ -415,14 +368,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/encounters/{eid}/events", tags=["fight"])
     def api_events(row: Encounter) -> list[dict[str, Any]]:
         """The event log: every event with its dice, modifiers and rule IDs."""
-        return [views.event_view(s) for s in store.events(row.id)]
+        return [views.event_view(s) for s in store.snapshot(row.id)[1]]
 
     @app.get("/api/encounters/{eid}/export", tags=["encounters"])
     def api_export(row: Encounter) -> Response:
         """Setup and event log as one JSON file (import it back with POST /api/encounters/import)."""
         filename = f"encounter-{row.id}.json"
+        row, stored = store.snapshot(row.id)
         return JSONResponse(
-            tracker.export(store, row), headers={"content-disposition": f'attachment; filename="{filename}"'}
+            tracker.export_of(row, stored),
+            headers={"content-disposition": f'attachment; filename="{filename}"'},
         )
 
     @app.post("/api/encounters/{eid}/steps", tags=["fight"])
@@ -469,7 +424,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def api_odds(row: Encounter, body: OddsBody) -> dict[str, Any]:
         """The exact odds of an action before it is taken (when the odds module is installed), and the dice
         it asks for (`dice_asked`, in order, damage included)."""
-        fight = tracker.load_fight(store, row)
+        row, stored = store.snapshot(row.id)
+        fight = tracker.fight_of(row, stored)
         odds = tracker.action_odds_for(fight, body.action)
         dice = tracker.dice_asked(fight, "action", body.action)
         return {"available": odds is not None, "odds": odds, "dice_asked": dice}
@@ -477,15 +433,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/players/{eid}/{token}", tags=["players"])
     def api_players(row: Players) -> dict[str, Any]:
         """The players' view (read-only; no monster hit points, no AC, no hidden combatants)."""
-        return views.player_view(row, tracker.load_fight(store, row))
+        return players_state(row)
 
     return app
 
 
 def _looks_like_export(raw: bytes) -> bool:
+    """Is this JSON with the export's format? (Read strictly later: `tracker.read_json_upload`.)"""
     try:
         return json.loads(raw).get("format") == tracker.EXPORT_FORMAT  # type: ignore[no-any-return]
-    except (ValueError, AttributeError, UnicodeDecodeError):
+    except (ValueError, AttributeError, UnicodeDecodeError, RecursionError):
         return False
 
 
@@ -514,5 +471,5 @@ def app_from_env() -> FastAPI:
     """For `uvicorn referee.web.app:app_from_env --factory`."""
     try:
         return create_app()
-    except EncounterFileError as exc:  # pragma: no cover - a start-up message
+    except (EncounterFileError, StoreError) as exc:  # pragma: no cover - a start-up message
         raise SystemExit(f"error: {exc}") from None

@@ -7,6 +7,7 @@ the status code of each library error is in :data:`STATUS_OF`. The API answers `
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -115,11 +116,21 @@ def _validation_message(exc: RequestValidationError) -> str:
     return f"{where + ': ' if where else ''}{message}{more}"
 
 
+def database_message(exc: sqlite3.Error) -> str:
+    """A database that fails while the tracker runs (disk full, made read-only, removed): nothing was stored."""
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return f"the tracker's database failed ({reason}); nothing was stored: free disk space or fix the file, then retry"
+
+
 def install(app: FastAPI) -> None:
     """Register the one place where exceptions become responses."""
 
     async def on_problem(request: Request, exc: Exception) -> Response:
         return respond(request, status_of(exc), str(exc))
+
+    async def on_database(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, sqlite3.Error)
+        return respond(request, 503, database_message(exc))
 
     async def on_validation(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
@@ -130,6 +141,7 @@ def install(app: FastAPI) -> None:
         return respond(request, exc.status_code, str(exc.detail))
 
     app.add_exception_handler(HTTPProblem, on_problem)
+    app.add_exception_handler(sqlite3.Error, on_database)
     app.add_exception_handler(RefereeError, on_problem)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)

@@ -8,11 +8,18 @@ the version and, when the caller knows it, the revision it was made on, and runs
 transaction, so two tabs can never duplicate, lose or overwrite an event: the second writer gets
 :class:`StaleVersionError`. Undone events go to a per-encounter redo stack, which the next new step clears.
 The fight itself is never stored: it is always ``Fight(setup, events)``.
+
+The file is checked when the store opens (a regular file or none yet, in an existing folder; SQLite's
+`quick_check`; this program's tables and schema version; a test write), so a bad database is refused in one
+line at start, never halfway through a fight. Browser sessions live here too (`sessions`): only a digest of each
+session value is stored, with what it opens and its CSRF token.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import secrets
 import sqlite3
 import time
@@ -44,6 +51,12 @@ CREATE TABLE IF NOT EXISTS events (
     event TEXT NOT NULL,
     PRIMARY KEY (encounter, seq)
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    digest TEXT PRIMARY KEY,
+    scope TEXT NOT NULL,
+    csrf TEXT NOT NULL,
+    created REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS redo (
     encounter TEXT NOT NULL REFERENCES encounters(id) ON DELETE CASCADE,
     grp INTEGER NOT NULL,
@@ -53,6 +66,17 @@ CREATE TABLE IF NOT EXISTS redo (
     PRIMARY KEY (encounter, grp, seq)
 );
 """
+
+
+# 2: browser sessions (round 1's files, version 1, have no `schema` key and are upgraded on open)
+SCHEMA_VERSION = 2
+OUR_TABLES = {"meta", "encounters", "events", "redo"}
+# A browser session lasts a week at most (a revoked or expired one is refused; log in again).
+SESSION_SECONDS = 7 * 24 * 3600
+
+
+class DatabaseUnusableError(StoreError):
+    """The tracker's database cannot be used (missing folder, not a file, corrupt, another program's, read-only)."""
 
 
 class UnknownEncounterError(StoreError, LookupError):
@@ -78,6 +102,14 @@ class EncounterRow:
 
 
 @dataclass(frozen=True)
+class Session:
+    """What a browser session opens: `scope` is ``*`` (the whole tracker) or one encounter's id."""
+
+    scope: str
+    csrf: str
+
+
+@dataclass(frozen=True)
 class StoredEvent:
     seq: int  # 0-based line of the log
     step: int  # seq of the first event of the step it belongs to (begin, a round, an action...)
@@ -94,15 +126,27 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
-            if db.execute("SELECT 1 FROM meta WHERE key='admin_token'").fetchone() is None:
-                db.execute("INSERT INTO meta VALUES ('admin_token', ?)", (new_token(),))
+        _check_path(self.path)
+        try:
+            with self._connect() as db:
+                _check_contents(db)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(SCHEMA)
+                db.execute("BEGIN IMMEDIATE")
+                if db.execute("SELECT 1 FROM meta WHERE key='admin_token'").fetchone() is None:
+                    db.execute("INSERT INTO meta VALUES ('admin_token', ?)", (new_token(),))
+                # a real write: a read-only file or folder is refused now, not at the first step
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise DatabaseUnusableError(f"cannot use {self.path} as the tracker's database: {exc}") from None
+
+    def _open(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=30, isolation_level=None)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db = self._open()
         try:
             db.execute("PRAGMA foreign_keys=ON")
             db.execute("PRAGMA synchronous=FULL")  # a SIGKILL right after a 200 must not lose the step
@@ -127,6 +171,30 @@ class Store:
     def admin_token(self) -> str:
         with self._connect() as db:
             return str(db.execute("SELECT value FROM meta WHERE key='admin_token'").fetchone()[0])
+
+    # --- browser sessions (docs/tracker.md, "Security model") -------------------------------------
+
+    def new_session(self, scope: str) -> tuple[str, Session]:
+        """A fresh session value for one browser (never the server's token) and what it opens."""
+        value, session = new_token(), Session(scope, new_token())
+        now = time.time()
+        with self._write() as db:
+            db.execute("DELETE FROM sessions WHERE created < ?", (now - SESSION_SECONDS,))
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)", (_digest(value), scope, session.csrf, now))
+        return value, session
+
+    def session(self, value: str) -> Session | None:
+        """The live session with this value, or None (unknown, revoked or expired)."""
+        with self._connect() as db:
+            found = db.execute(
+                "SELECT scope, csrf FROM sessions WHERE digest=? AND created >= ?",
+                (_digest(value), time.time() - SESSION_SECONDS),
+            ).fetchone()
+        return None if found is None else Session(found[0], found[1])
+
+    def revoke_session(self, value: str) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM sessions WHERE digest=?", (_digest(value),))
 
     # --- encounters --------------------------------------------------------------------------------
 
@@ -181,7 +249,8 @@ class Store:
         with self._connect() as db:
             db.execute("BEGIN")
             try:
-                return _row(db, encounter_id), _events(db, encounter_id)
+                row = _row(db, encounter_id)
+                return row, _events(db, encounter_id)
             finally:
                 db.execute("COMMIT")
 
@@ -190,16 +259,13 @@ class Store:
         encounter_id: str,
         version: int,
         events: Sequence[Event],
-        setup: dict[str, Any] | None = None,
         *,
         revision: int | None = None,
     ) -> EncounterRow:
         """Add one step's events on top of `version` (and `revision`, if given); a new step clears the redo
-        stack."""
+        stack. The setup never changes after creation: what a step decides is in its events."""
         with self._write() as db:
             _check_seen(db, encounter_id, version, revision)
-            if setup is not None:
-                db.execute("UPDATE encounters SET setup=? WHERE id=?", (json.dumps(setup), encounter_id))
             _insert_events(db, encounter_id, version, [(version, e) for e in events])
             db.execute("DELETE FROM redo WHERE encounter=?", (encounter_id,))
             _touch(db, encounter_id)
@@ -238,6 +304,41 @@ class Store:
             db.execute("DELETE FROM redo WHERE encounter=? AND grp=?", (encounter_id, grp))
             _touch(db, encounter_id)
         return self.get(encounter_id)
+
+
+def _digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def _check_path(path: Path) -> None:
+    """A regular file, or none yet in an existing folder (not a directory, a device, a FIFO)."""
+    if path.exists() and not path.is_file():
+        raise DatabaseUnusableError(f"{path} is not a regular file; give --db the path of a database file")
+    if not path.exists() and not path.parent.is_dir():
+        raise DatabaseUnusableError(f"the folder {path.parent} of the database {path.name} does not exist")
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        raise DatabaseUnusableError(f"{path} cannot be read and written by this user")
+
+
+def _check_contents(db: sqlite3.Connection) -> None:
+    """SQLite's own check, then: empty, or this program's tables with a schema version it knows."""
+    verdict = db.execute("PRAGMA quick_check").fetchone()[0]
+    if verdict != "ok":
+        raise DatabaseUnusableError(
+            f"the database is damaged (quick_check: {' '.join(str(verdict).split())})"
+        )
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        return
+    if not tables >= OUR_TABLES:
+        others = ", ".join(sorted(tables - OUR_TABLES - {"sessions"})) or "none of its own"
+        raise DatabaseUnusableError(f"not a tracker database (its tables: {others}); give another --db")
+    found = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    version = int(found[0]) if found is not None and str(found[0]).isdigit() else 1
+    if version > SCHEMA_VERSION:
+        raise DatabaseUnusableError(
+            f"the database has schema version {version}; this referee knows {SCHEMA_VERSION} (upgrade it)"
+        )
 
 
 def _row(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:

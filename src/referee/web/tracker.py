@@ -13,19 +13,22 @@ import importlib
 import json
 import logging
 import re
-from dataclasses import asdict, is_dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, is_dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from referee.dice import RandomDice, ScriptedDice
+from referee.dice import LIMITS, RandomDice, ScriptedDice
 from referee.engine.actions import Attack, action_from_dict
-from referee.engine.events import Event
+from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.engine.resolve import attack_context
 from referee.errors import DiceError, EncounterFileError, IllegalActionError, RefereeError
-from referee.files import MAX_FILE_BYTES, Setup, parse_yaml_bytes, setup_from_data
-from referee.web.store import EncounterRow, Store, check_seen
+from referee.files import MAX_FILE_BYTES, parse_yaml_bytes, setup_from_data
+from referee.setup import Setup
+from referee.web.guard import strict_json
+from referee.web.store import EncounterRow, Store, StoredEvent, check_seen
 
 log = logging.getLogger(__name__)
 
@@ -40,11 +43,18 @@ def parse_typed_dice(typed: str | list[int | None] | None) -> list[int | None]:
     if typed is None:
         return []
     if isinstance(typed, list):
-        return [_typed_value(v, i) for i, v in enumerate(typed, start=1)]
+        return _typed_list(typed)
     text = typed.strip()
     if not text:
         return []
     items = text.split(",") if "," in text else text.split()
+    return _typed_list(items)
+
+
+def _typed_list(items: Sequence[Any]) -> list[int | None]:
+    # the command line's limit (`--dice`): a longer list is refused before any of it is read
+    if len(items) > LIMITS.max_script:
+        raise DiceError(f"{len(items)} dice were typed; the limit is {LIMITS.max_script}")
     return [_typed_value(item, i) for i, item in enumerate(items, start=1)]
 
 
@@ -85,14 +95,30 @@ def load_setup(data: dict[str, Any], where: str = "encounter", base_dir: Path | 
     return setup_from_data(data, where, base_dir=base_dir)
 
 
+def fight_of(row: EncounterRow, stored: Sequence[StoredEvent]) -> Fight:
+    """The fight of a row and the log read with it (:meth:`Store.snapshot`)."""
+    return Fight(load_setup(row.setup, row.name), [s.event for s in stored])
+
+
 def load_fight(store: Store, row: EncounterRow) -> Fight:
-    setup = load_setup(row.setup, row.name)
-    return Fight(setup, [s.event for s in store.events(row.id)])
+    return fight_of(*store.snapshot(row.id))
+
+
+def utf8(text: str, where: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise EncounterFileError(f"{where}: the text holds a lone surrogate (not a character)") from None
 
 
 def encounter_data_from_bytes(raw: bytes, where: str) -> dict[str, Any]:
     """An uploaded or pasted encounter file (YAML or JSON: JSON is YAML), size-capped and safely parsed."""
-    data = parse_yaml_bytes(raw, where)
+    try:
+        data = parse_yaml_bytes(raw, where)
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts (4,300)
+        if isinstance(exc, EncounterFileError):
+            raise
+        raise EncounterFileError(f"{where}: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict):
         raise EncounterFileError(f"{where}: expected a mapping with `sides`, got {type(data).__name__}")
     return data
@@ -104,7 +130,12 @@ def frozen_setup(
     """Validate encounter data; return its name and the data with the ruleset frozen in (preset + options),
     so the stored setup never depends on a house-rules file again."""
     setup = load_setup(data, where, base_dir)
-    return setup.name, setup.to_dict()
+    frozen = setup.to_dict()
+    try:
+        json.dumps(frozen, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except ValueError as exc:  # a number that cannot be stored (4,300+ digits, NaN) or a lone surrogate
+        raise EncounterFileError(f"{where}: cannot be stored: {' '.join(str(exc).split())}") from None
+    return setup.name, frozen
 
 
 def take_step(
@@ -130,20 +161,28 @@ def take_step(
     row, stored = store.snapshot(row.id)
     check_seen(row, version, revision)
     source = TypedDice(parse_typed_dice(dice), seed)
-    new_setup: dict[str, Any] | None = None
+    setup = load_setup(row.setup, row.name)
+    ruling: dict[str, Any] | None = None
     if step == "begin" and surprise is not None:
-        # Begin with a surprise ruling (ODD-SURP-1): the ruling becomes part of the frozen setup.
-        data = dict(row.setup)
-        data["surprise"] = surprise
-        new_setup = load_setup(data, row.name).to_dict()
-        fight = Fight(load_setup(new_setup, row.name), [s.event for s in stored])
-    else:
-        fight = Fight(load_setup(row.setup, row.name), [s.event for s in stored])
+        # Begin with a surprise ruling (ODD-SURP-1): the checks are rolled under it and the ruling is kept in
+        # the Begin step's own surprise event, never in the stored setup, so undoing the Begin undoes it too.
+        setup = load_setup({**row.setup, "surprise": surprise}, row.name)
+        ruling = setup.to_dict().get("surprise")
+    fight = Fight(setup, [s.event for s in stored])
     chosen = action_from_dict(action) if step == "action" and action is not None else None
     events = fight.take(step, source, chosen)
     source.check_all_used()
+    if ruling is not None:
+        events = [with_ruling(e, ruling) for e in events]
     # stored on top of exactly the log it was computed from: the snapshot's revision, not only the count
-    return store.append(row.id, version, events, new_setup, revision=row.revision), events
+    return store.append(row.id, version, events, revision=row.revision), events
+
+
+def with_ruling(e: Event, ruling: dict[str, Any]) -> Event:
+    """The surprise event of a Begin with the referee's ruling in its data (ODD-SURP-1)."""
+    if e.type != EventType.SURPRISE:
+        return e
+    return replace(e, data={**e.data, "ruling": ruling})
 
 
 class _DiceRecorder:
@@ -197,16 +236,26 @@ def redo(store: Store, row: EncounterRow, *, version: int, revision: int | None 
 
 def export(store: Store, row: EncounterRow) -> dict[str, Any]:
     """The setup and the event log, enough to rebuild the fight anywhere (`import_export` reads it back)."""
+    return export_of(*store.snapshot(row.id))
+
+
+def export_of(row: EncounterRow, stored: Sequence[StoredEvent]) -> dict[str, Any]:
     return {
         "format": EXPORT_FORMAT,
         "name": row.name,
         "setup": row.setup,
-        "events": [{"step": s.step, **s.event.to_dict()} for s in store.events(row.id)],
+        "events": [{"step": s.step, **s.event.to_dict()} for s in stored],
     }
 
 
-def import_export(store: Store, data: Any) -> EncounterRow:
-    """Create a new encounter from an export; the log is replayed first, so a broken one is refused."""
+# What the app checks before an import is stored: that every page and answer can show it.
+ShowCheck = Callable[[EncounterRow, Fight, list[StoredEvent]], None]
+
+
+def import_export(store: Store, data: Any, check: ShowCheck | None = None) -> EncounterRow:
+    """Create a new encounter from an export. Before anything is stored, the log is read back exactly as
+    the store will give it (each event through JSON), replayed through the engine, and `check` is run on the
+    result (the app renders every page and answer of it), so a broken or unshowable export is refused."""
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise EncounterFileError(f"not a tracker export: expected an object with format {EXPORT_FORMAT!r}")
     setup_data = data.get("setup")
@@ -214,24 +263,44 @@ def import_export(store: Store, data: Any) -> EncounterRow:
     if not isinstance(setup_data, dict) or not isinstance(raw_events, list):
         raise EncounterFileError("a tracker export has `setup` (an object) and `events` (a list)")
     name = str(data.get("name") or setup_data.get("name") or "Imported encounter")[:120]
-    setup = load_setup(setup_data, "import")
+    _, frozen = frozen_setup(setup_data, "import")
     try:
-        pairs = [(int(e.get("step", i)), Event.from_dict(e)) for i, e in enumerate(raw_events)]
-        fight = Fight(setup, [e for _, e in pairs])
-        fight.needs(), fight.next_actor(), json.dumps([e.to_dict() for _, e in pairs])
-    except Exception as exc:  # untrusted data: whatever fails while folding it, the import is refused
+        stored = _stored_events(raw_events)
+        pairs = [(s.step, s.event) for s in stored]
+        row = EncounterRow(
+            "import", utf8(name, "import").decode(), frozen, "", "", len(stored), 1, 0, 0.0, 0.0
+        )
+        fight = fight_of(row, stored)
+        fight.needs(), fight.next_actor()
+        if check is not None:
+            check(row, fight, stored)
+    except Exception as exc:  # untrusted data: whatever fails while folding or showing it, it is refused
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise EncounterFileError(f"import: the event log does not replay: {reason}") from None
-    return store.create(name, setup.to_dict(), pairs)
+    return store.create(name, frozen, pairs)
+
+
+def _stored_events(raw_events: list[Any]) -> list[StoredEvent]:
+    """The export's events as the store will hold them: each through JSON and back, and each `step` the
+    first line of its own step (the line itself or its predecessor's step), as the store writes them."""
+    out: list[StoredEvent] = []
+    for i, raw in enumerate(raw_events):
+        if not isinstance(raw, dict):
+            raise EncounterFileError(f"event {i} is not an object")
+        step = raw.get("step", i)
+        previous = out[-1].step if out else 0
+        if isinstance(step, bool) or not isinstance(step, int) or step not in {i, previous}:
+            raise EncounterFileError(f"event {i} has step {step!r}; it is {i} or its predecessor's step")
+        event = Event.from_dict(raw)
+        text = json.dumps(event.to_dict(), ensure_ascii=False, allow_nan=False)
+        out.append(StoredEvent(i, step, Event.from_dict(json.loads(text))))
+    return out
 
 
 def read_json_upload(raw: bytes, where: str) -> Any:
     if len(raw) > MAX_FILE_BYTES:
         raise EncounterFileError(f"{where}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
-    try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise EncounterFileError(f"{where}: not JSON: {exc}") from None
+    return strict_json(raw, where)
 
 
 def action_odds_for(fight: Fight, action: dict[str, Any]) -> dict[str, Any] | None:

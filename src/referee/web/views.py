@@ -2,16 +2,21 @@
 
 The referee sees everything. The players see the order, names and conditions of the combatants that are not
 `hidden`, their party's hit points, and for monsters only a word (unhurt / wounded / badly wounded / down):
-never a monster's hit points or armour class.
+never a monster's hit points or armour class. Nothing in their view tells that a hidden combatant exists:
+while one acts, `current` is the next combatant they can see who is still to act this round (none when no such
+one is left, as at the end of every round), and their `revision` is a digest of what they see, so it moves only
+when their view changes.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import MISSING, fields
 from typing import Any
 
-from referee.engine.actions import ACTION_TYPES
 from referee.engine.fight import Fight
+from referee.engine.registry import ACTION_TYPES
 from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
 from referee.model import UNARMED
@@ -155,13 +160,28 @@ def player_view(row: EncounterRow, fight: Fight) -> dict[str, Any]:
             entry.update(hp=c.hp, max_hp=c.max_hp, status=c.status)
         combatants.append(entry)
     order = [[n for n in slot if n in shown] for slot in state.order]
-    return {
+    view: dict[str, Any] = {
         "name": row.name,
-        "revision": row.revision,
         "round": state.round,
         "over": fight.is_over(),
         "winner": state.winner,
-        "current": current if current in shown else None,
+        "current": seen_current(state, current, shown),
         "order": [slot for slot in order if slot],
         "combatants": combatants,
     }
+    view["revision"] = hashlib.sha256(json.dumps(view, sort_keys=True).encode()).hexdigest()[:16]
+    return view
+
+
+def seen_current(state: FightState, current: str | None, shown: set[str]) -> str | None:
+    """Whose turn the players see: the actor if they can see it; while a hidden one acts, the next visible
+    combatant in the order that is still to act this round, or nobody (what they see after everyone acted)."""
+    if current is None or current in shown:
+        return current
+    names = [n for slot in state.order for n in slot]
+    after = names[names.index(current) + 1 :] if current in names else []
+    for name in after:
+        c = state.combatants[name]
+        if name in shown and name not in state.acted and c.is_active():
+            return name
+    return None

@@ -16,7 +16,7 @@
   async function post(path, body) {
     const response = await fetch(api + path, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": meta.csrf || "" },
       credentials: "same-origin",
       body: JSON.stringify(body),
     });

@@ -1,0 +1,173 @@
+"""The choices of combatants nobody steers, beyond the default tactics: a held creature tries to break
+free (ODD-GRAP-3/4), a caster keeps casting (ODD-ACT-CAST-2), the encounter file's `tactic` (its maneuver,
+and a scripted charge declared at the start of the round, ODD-CHARGE-1) and closing in on the grid."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from referee.dice import DiceSource
+from referee.engine import tactics
+from referee.engine.actions import (
+    Action,
+    Attack,
+    Wait,
+    situation_from_dict,
+)
+from referee.engine.events import Event
+from referee.engine.moves import Charge, Move, MoveAttack, charge_distance, declare_charge, moved_copy
+from referee.engine.odd_actions import CastSpell
+from referee.engine.resolve import (
+    attack_context,
+)
+from referee.engine.state import CombatantState, FightState
+from referee.errors import IllegalActionError
+from referee.rules import movement
+from referee.rules.attack import plan_attack
+from referee.rules.context import AttackForm, Situation
+
+# --- unsteered combatants -----------------------------------------------------------------------------
+
+
+def _legal(state: FightState, action: Action) -> bool:
+    """Whether an action resolves without an error (the dice are not touched: nothing is rolled)."""
+    try:
+        if isinstance(action, Attack):
+            plan_attack(attack_context(state, action))
+        elif isinstance(action, Charge):
+            c, t = state[action.actor], state[action.target]
+            distance = charge_distance(state, c, t, action.distance)
+            plan_attack(attack_context(state, Attack(action.actor, target=action.target, weapon=action.weapon,
+                                                     form=AttackForm.MELEE, charge=True, distance=distance,
+                                                     situation=action.situation)))  # fmt: skip
+        elif isinstance(action, MoveAttack):
+            c = state[action.actor]
+            half = movement.half_move(movement.allowance(c))
+            t = state[action.target]
+            if c.position is None or t.position is None:
+                return False
+            end = movement.along_line(c.position, t.position, min(movement.squares(half), movement.squares(
+                movement.feet_between(c.position, t.position)) - 1))  # fmt: skip
+            ctx = attack_context(state, Attack(action.actor, target=action.target, weapon=action.weapon,
+                                               form=action.form, distance=movement.feet_between(end, t.position),
+                                               situation=action.situation))  # fmt: skip
+            plan_attack(replace(ctx, attacker=moved_copy(state[action.actor], end)))
+    except IllegalActionError:
+        return False
+    return True
+
+
+def held_tries_to_break_free(state: FightState, actor: str) -> Action | None:
+    """ODD-GRAP-3/4: an unsteered held creature spends its action trying to break the hold."""
+    hold = state[actor].conditions.get("grappled")
+    if hold is None or hold.source is None or state.setup.ruleset["grapple_state"] != "odd_held_defenceless":
+        return None
+    if hold.source not in state.combatants or not state[hold.source].is_active():
+        return None  # the holder is down: the hold ends with the round, nothing to break
+    return Attack(actor, target=hold.source, weapon="unarmed", form=AttackForm.GRAPPLE)
+
+
+def caster_keeps_casting(state: FightState, actor: str) -> Action | None:
+    """ODD-ACT-CAST-2: a spell of several rounds goes on until it is complete."""
+    going = state[actor].conditions.get("casting")
+    if going is None or "spell" not in going.data:
+        return None
+    return CastSpell(actor, spell=str(going.data["spell"]), rounds=2, target=going.data.get("target"))
+
+
+def tactic_situation(c: CombatantState) -> Situation:
+    tactic = c.spec.tactic
+    if tactic is None:
+        return Situation()
+    return situation_from_dict(tactic.situation.model_dump(exclude_none=True), f"{c.name}'s tactic")
+
+
+def scripted_maneuver(state: FightState, actor: str) -> Action | None:
+    """The encounter file's `tactic` (docs/encounter-file.md): its maneuver when legal, else None."""
+    c = state[actor]
+    tactic = c.spec.tactic
+    if tactic is None or (tactic.rounds is not None and state.round not in tactic.rounds):
+        return None
+    target = (
+        tactic.target
+        if tactic.target and state[tactic.target].is_active()
+        else tactics.choose_target(state, actor)
+    )
+    if target is None:
+        return None
+    situation = tactic_situation(c)
+    choice: Action
+    if tactic.maneuver == "hold":  # stand and fight where it is: attack what is in reach, else wait
+        names: list[str | None] = (
+            [tactic.weapon] if tactic.weapon else [w.name for w in c.spec.weapons] or [None]
+        )
+        for name in names:
+            if _legal(state, attack := Attack(actor, target=target, weapon=name, situation=situation)):
+                return attack
+        return Wait(actor, "holds its ground")
+    if tactic.maneuver == "charge":
+        choice = Charge(
+            actor, target=target, weapon=tactic.weapon, distance=tactic.distance, situation=situation
+        )
+    elif tactic.maneuver == "attack":
+        choice = Attack(actor, target=target, weapon=tactic.weapon, situation=situation)
+    else:
+        form = AttackForm(tactic.maneuver)
+        if form is AttackForm.GRAPPLE and state[target].has("grappled"):
+            form = AttackForm.PUMMEL if not c.spec.weapons else AttackForm.MELEE  # hold it and hit it (+10)
+        weapon: str | None = tactic.weapon
+        if form in {AttackForm.PUMMEL, AttackForm.GRAPPLE, AttackForm.OVERBEAR} and weapon is None:
+            weapon = "unarmed"  # bare hands (a monster's natural weapon stays its own, ODD-UNARMED-2)
+        if form is AttackForm.PUMMEL and c.spec.is_monster:
+            weapon = tactic.weapon
+        choice = Attack(actor, target=target, weapon=weapon, form=form, situation=situation)
+    if _legal(state, choice):
+        return choice
+    if isinstance(choice, Attack) and c.position is not None:
+        closing = MoveAttack(
+            actor, target=target, weapon=choice.weapon, form=choice.form, situation=situation
+        )
+        if _legal(state, closing):
+            return closing
+    return None
+
+
+def close_in(state: FightState, actor: str) -> Action | None:
+    """On the grid, an unsteered combatant with no legal attack closes in: half a move and attack when
+    that reaches, else a jog toward the nearest enemy (it cannot attack after more than half a move)."""
+    c = state[actor]
+    if c.position is None:
+        return None
+    target = tactics.choose_target(state, actor)
+    if target is None or state[target].position is None:
+        return None
+    weapons: list[str | None] = [w.name for w in c.spec.weapons] or [None]
+    for weapon in weapons:
+        if _legal(state, Attack(actor, target=target, weapon=weapon, situation=tactic_situation(c))):
+            return None  # the default choice attacks
+    for weapon in weapons:
+        closing = MoveAttack(actor, target=target, weapon=weapon, situation=tactic_situation(c))
+        if _legal(state, closing):
+            return closing
+    if movement.allowance(c, "jog") and not movement.is_restrained(c):
+        return Move(actor, pace="jog", toward=target)
+    return None
+
+
+def declare_scripted_charges(state: FightState, dice: DiceSource) -> list[Event]:
+    """Start of round: combatants whose `tactic` is a charge announce it before anyone acts (ODD-CHARGE-1)."""
+    out: list[Event] = []
+    if state.setup.ruleset["charge"] != "odd_damage_bonus":
+        return out
+    for c in state.active():
+        tactic = c.spec.tactic
+        if (
+            tactic is None
+            or tactic.maneuver != "charge"
+            or (tactic.rounds is not None and state.round not in tactic.rounds)
+        ):
+            continue
+        choice = scripted_maneuver(state, c.name)
+        if isinstance(choice, Charge):
+            out += declare_charge(state, c.name, choice.target, choice.distance)
+    return out

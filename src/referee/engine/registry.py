@@ -1,0 +1,126 @@
+"""The one list of the engine's actions and hooks, in order.
+
+Nothing registers itself by being imported: an action kind, its resolver, and every hook are plain
+names in their modules, and count once listed here. Order matters where several answer: hooks run
+in the listed order (their events come in that order), the first override that chooses an action
+wins. The rule functions the attack planner asks are listed in :mod:`referee.rules.registry`.
+
+Modules: :mod:`~referee.engine.resolve` (attack, wait), :mod:`~referee.engine.moves` (move, charge),
+:mod:`~referee.engine.odd_actions` (cast, items, abilities, checked attack, maneuver, quick, extra),
+:mod:`~referee.engine.odd_hooks` (holds, bare hands, stray missiles), :mod:`~referee.engine.odd_tactics`
+(unsteered choices), :mod:`~referee.engine.conditions` (apply / remove a condition, grapples, segment
+delays), :mod:`~referee.engine.fumbles` (free attacks after a fumble), :mod:`~referee.engine.house` and
+:mod:`~referee.engine.withdrawal` (HR rules), :mod:`~referee.engine.drowning`, :mod:`~referee.engine.effects`
+(area effects with saves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from referee.dice import DiceSource
+from referee.engine import (
+    conditions,
+    drowning,
+    effects,
+    fumbles,
+    house,
+    moves,
+    odd_actions,
+    odd_hooks,
+    odd_tactics,
+    resolve,
+    withdrawal,
+)
+from referee.engine.actions import Action, Attack, Wait
+from referee.engine.events import Event
+from referee.engine.odd_actions import CastCheck
+from referee.engine.state import CombatantState, FightState
+from referee.model import Weapon
+from referee.rules.attack import AttackPlan
+from referee.rules.context import AttackContext, AttackForm
+
+Resolver = Callable[[FightState, Any, DiceSource], list[Event]]
+RoundHook = Callable[[FightState, DiceSource], list[Event]]
+AfterAttack = Callable[
+    [FightState, AttackContext, AttackPlan, resolve.AttackOutcome, DiceSource], list[Event]
+]
+AfterAction = Callable[[FightState, Action, list[Event]], list[Event]]
+FormRule = Callable[[CombatantState, Weapon, AttackForm], AttackForm]
+Retarget = Callable[[FightState, Attack, DiceSource], "tuple[str, list[Event]] | None"]
+Override = Callable[[FightState, str], "Action | None"]
+
+# Every action kind and the function that resolves it into events (ODD-ACT-1 and the rules' own acts).
+RESOLVERS: dict[type[Action], Resolver] = {
+    Attack: resolve.resolve_attack,
+    Wait: resolve.resolve_wait,
+    house.Escape: house.resolve_escape,
+    house.ResetGarrotte: house.resolve_reset,
+    withdrawal.Withdraw: withdrawal.resolve_withdraw,
+    moves.Move: moves.resolve_move,
+    moves.MoveAttack: moves.resolve_move_attack,
+    moves.Charge: moves.resolve_charge,
+    odd_actions.CastSpell: odd_actions.resolve_cast,
+    odd_actions.UseItem: odd_actions.resolve_use_item,
+    odd_actions.UseAbility: odd_actions.resolve_use_ability,
+    odd_actions.CheckedAttack: odd_actions.resolve_checked_attack,
+    odd_actions.DefensiveManeuver: odd_actions.resolve_maneuver,
+    odd_actions.QuickAct: odd_actions.resolve_quick,
+    odd_actions.ExtraAction: odd_actions.resolve_extra,
+    conditions.ApplyCondition: conditions.resolve_apply,
+    conditions.RemoveCondition: conditions.resolve_remove,
+    effects.AreaEffect: effects.resolve_effect,
+}
+
+# The actions by `kind`, as the tracker's forms and the JSON API name them.
+ACTION_TYPES: dict[str, type[Action]] = {cls.kind: cls for cls in RESOLVERS}
+
+# Refine the form of an attack declared without one (a character's bare hands pummel, ODD-UNARMED-2).
+FORM_RULES: tuple[FormRule, ...] = (odd_hooks.bare_hands_pummel,)
+
+# Send a declared attack at another target (an outsider striking into a grapple, MOD-COND-GRAPPLED-2).
+RETARGET_RULES: tuple[Retarget, ...] = (conditions.random_grappler,)
+
+# Events after an attack (fumbles, garrottes, stray missiles, armour damage...), in this order.
+AFTER_ATTACK: tuple[AfterAttack, ...] = (
+    fumbles.fumble_events,
+    house.garrotte_after_attack,
+    house.second_roll_events,
+    house.touch_after_attack,
+    house.armour_after_critical,
+    moves.charge_negation,
+    odd_hooks.break_free,
+    odd_hooks.stray_missiles,
+    conditions.wake_sleepers,
+    conditions.called_shot_result,
+)
+
+# Events after any action (a charged touch spell lost to another action, HR-TOUCH-3).
+AFTER_ACTION: tuple[AfterAction, ...] = (house.touch_lost,)
+
+# At the start of each round, after initiative (scripted charges, segment delays).
+START_OF_ROUND: tuple[RoundHook, ...] = (
+    odd_tactics.declare_scripted_charges,
+    conditions.segment_delays,
+)
+
+# At the end of each round, before ROUND_END (garrotte counts, holds without holder, drowning).
+END_OF_ROUND: tuple[RoundHook, ...] = (
+    house.garrotte_end_of_round,
+    odd_hooks.holds_without_holder,
+    drowning.drowning,
+)
+
+# Choices that override the default tactics for unsteered combatants; the first that chooses wins.
+OVERRIDES: tuple[Override, ...] = (
+    conditions.unable_to_act,  # before any other choice: it cannot act at all
+    house.held_choices,
+    odd_tactics.held_tries_to_break_free,
+    odd_tactics.caster_keeps_casting,
+    odd_tactics.scripted_maneuver,
+    odd_tactics.close_in,
+)
+
+# Checks on a spell as its casting starts (MOD-COND-BLIND-2, MOD-COND-DEAF).
+CAST_CHECKS: tuple[CastCheck, ...] = (conditions.spell_checks,)

@@ -1,0 +1,316 @@
+"""The exact distribution of a whole fight, computed by running the event engine itself.
+
+Nothing here restates a rule. The fight is walked forward one engine step at a time (set-up, round
+start, each action the default tactics choose, end of round: :meth:`Fight.step`). Each step is a
+procedure of its dice (:mod:`referee.chance`): for every live state, :func:`chance.distribution` runs
+the step on a fresh copy of the fight (the event log replayed into a new :class:`Fight`) once per
+sequence of faces, and the resulting fights are grouped by a *state key*. The probability mass of
+each key is carried to the next step; finished fights add up into wins per side, draws (no side
+left), the round limit and the round the fight ended in.
+
+The state key is conservative: every field of :class:`FightState` and of each
+:class:`CombatantState` (conditions with their rounds and data, positions, who attacked whom this
+round, deflections, charges, movement, surprise, the order, who acted, the current slot, ODD-INIT-3's
+simultaneous actors...), except the event count, the fixed setup and the back-references. Only this
+round's initiative rolls (`FightState.rolls`) are left out, because they would split every state ten
+ways per combatant although the default tactics never read them after the order is made; that is
+checked, not assumed: the inherited rolls are watched on every step, and if any rule reads them
+the walk starts again with the rolls in the key.
+
+It is slow (about a millisecond of engine time per dice sequence of a step) and meant for small
+fights: the oracle the exact odds (:mod:`referee.odds`) and the simulator (:mod:`referee.sim`) are
+checked against, and the exact answer for small fights the Markov chain refuses. Budgets (live
+states, dice sequences per step) are refused with :class:`ExactEngineBudget`, never truncated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
+from fractions import Fraction
+from typing import Any
+
+from referee import chance
+from referee.dice import DiceSource
+from referee.engine import tactics
+from referee.engine.actions import Action
+from referee.engine.events import Event, EventType
+from referee.engine.fight import Fight
+from referee.engine.state import CombatantState, FightState
+from referee.errors import RefereeError
+from referee.setup import Setup
+
+DEFAULT_MAX_STATES = 50_000  # live (distinct, unfinished) states after one step
+DEFAULT_MAX_SEQUENCES = 100_000  # dice sequences one step of one state may have
+
+# Fields that are not part of where the fight stands: the fixed setup and its combatants, the fold's
+# event counter, and the combatants' back-reference to their fight.
+_NOT_STATE = {"setup", "event_count", "spec", "fight"}
+_ROLLS = "rolls"
+
+Choose = Callable[[FightState, str], Action]
+
+
+class ExactEngineBudget(RefereeError, ValueError):
+    """The exact walk of the engine would go over one of its budgets (refused, never truncated)."""
+
+
+@dataclass(frozen=True)
+class ExactFight:
+    """Exact chances of a whole fight played by the engine with the default tactics (Fractions)."""
+
+    wins: dict[str, Fraction]
+    draw: Fraction  # no side left standing
+    limit: Fraction  # the round limit ended the fight
+    rounds: dict[int, Fraction]  # the round the fight ended in
+    states: int  # distinct unfinished states visited
+    sequences: int  # dice sequences run through the engine
+    rolls_in_key: bool = False  # True when a rule read the initiative rolls, so they were keyed
+
+    def total(self) -> Fraction:
+        """The whole mass (1 exactly, unless something is wrong)."""
+        return sum(self.wins.values(), Fraction(0)) + self.draw + self.limit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "wins": {side: float(p) for side, p in self.wins.items()},
+            "draw": float(self.draw),
+            "limit": float(self.limit),
+            "rounds": {str(n): float(p) for n, p in sorted(self.rounds.items()) if p},
+            "states": self.states,
+            "sequences": self.sequences,
+        }
+
+
+def exact_fight(
+    setup: Setup,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    max_sequences: int = DEFAULT_MAX_SEQUENCES,
+    choose: Choose | None = None,
+) -> ExactFight:
+    """The exact outcome distribution of `setup` played by the event engine (:func:`run_fight`'s fight).
+
+    `choose` picks every action (default: :func:`tactics.choose_action`, looked up at call time).
+    Raises :class:`ExactEngineBudget` when more than `max_states` unfinished states would be live at
+    once, or one step of one state has more than `max_sequences` dice sequences.
+    """
+    if max_states < 1 or max_sequences < 1:
+        raise ExactEngineBudget(
+            f"budgets must be at least 1 (max_states {max_states}, max_sequences {max_sequences})"
+        )
+    try:
+        return _Walk(setup, choose, max_states, max_sequences, rolls_in_key=False).run()
+    except _RollsWereRead:
+        # a rule read initiative rolls inherited from an earlier step: keying them is needed
+        return _Walk(setup, choose, max_states, max_sequences, rolls_in_key=True).run()
+
+
+# --- the state key ---------------------------------------------------------------------------------
+
+
+def state_key(fight: Fight, *, rolls: bool = True) -> Hashable:
+    """Where `fight` stands: every field of its state (but the event count and the setup), hashable.
+
+    `rolls=False` leaves out this round's initiative rolls (see the module docstring for the check
+    that makes this safe)."""
+    state = fight.state
+    skip = _NOT_STATE if rolls else _NOT_STATE | {_ROLLS}
+    return (fight.has_begun(), _frozen(state, skip))
+
+
+def _frozen(value: Any, skip: set[str]) -> Hashable:
+    """A hashable image of a piece of state; containers keep their order (sets are sorted)."""
+    if isinstance(value, FightState | CombatantState) or (
+        is_dataclass(value) and not isinstance(value, type)
+    ):
+        return (
+            type(value).__name__,
+            tuple((f.name, _frozen(getattr(value, f.name), skip)) for f in fields(value) if f.name not in skip),
+        )
+    if isinstance(value, Mapping):
+        return ("map", tuple((_frozen(k, skip), _frozen(v, skip)) for k, v in value.items()))
+    if isinstance(value, set | frozenset):
+        return ("set", tuple(sorted((_frozen(v, skip) for v in value), key=repr)))
+    if isinstance(value, list | tuple):
+        return ("seq", tuple(_frozen(v, skip) for v in value))
+    if isinstance(value, str | int | float | bool | type(None)):
+        return value
+    try:
+        hash(value)
+    except TypeError:
+        raise RefereeError(f"the exact walk cannot key a {type(value).__name__} in the fight state") from None
+    return value  # any other hashable value (an enum, a frozen record) keys itself
+
+
+# --- the walk --------------------------------------------------------------------------------------
+
+
+class _RollsWereRead(Exception):
+    """A step read initiative rolls the key had left out."""
+
+
+class _WatchedRolls(dict[str, int]):
+    """The initiative rolls inherited by a step, noting whether anything reads them."""
+
+    read = False
+
+    def _saw(self) -> None:
+        type(self).read = True  # a class flag: one step runs at a time, it is reset before each
+
+    def __getitem__(self, key: str) -> int:
+        self._saw()
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._saw()
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self._saw()
+        return super().__contains__(key)
+
+    def __iter__(self) -> Iterator[str]:
+        self._saw()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._saw()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._saw()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._saw()
+        return super().values()
+
+    def items(self) -> Any:
+        self._saw()
+        return super().items()
+
+    def copy(self) -> dict[str, int]:
+        self._saw()
+        return dict(super().items())
+
+    def __eq__(self, other: object) -> bool:
+        self._saw()
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]  # as a dict
+
+
+@dataclass(frozen=True)
+class _Ended:
+    """How a finished fight ended (the key finished fights are grouped by)."""
+
+    winner: str | None
+    reason: str
+    round: int
+
+
+@dataclass
+class _Outcomes:
+    """One state's step: each next key's chance and a fight (its events) that stands there."""
+
+    chances: dict[Hashable, Fraction]
+    events: dict[Hashable, tuple[Event, ...]]
+
+
+@dataclass
+class _Walk:
+    setup: Setup
+    choose: Choose | None
+    max_states: int
+    max_sequences: int
+    rolls_in_key: bool
+    memo: dict[Hashable, _Outcomes] = field(default_factory=dict)
+    sequences: int = 0
+
+    def run(self) -> ExactFight:
+        start = Fight(self.setup)
+        frontier: dict[Hashable, tuple[tuple[Event, ...], Fraction]] = {self.key(start): ((), Fraction(1))}
+        wins = {side: Fraction(0) for side in self.setup.sides}
+        draw = limit = Fraction(0)
+        rounds: dict[int, Fraction] = {}
+        while frontier:
+            following: dict[Hashable, tuple[tuple[Event, ...], Fraction]] = {}
+            for key, (events, mass) in frontier.items():
+                outcomes = self.memo.get(key)
+                if outcomes is None:
+                    outcomes = self.memo[key] = self.step(events)
+                for after, p in outcomes.chances.items():
+                    share = mass * p
+                    if isinstance(after, _Ended):
+                        rounds[after.round] = rounds.get(after.round, Fraction(0)) + share
+                        if after.winner is not None:
+                            wins[after.winner] += share
+                        elif after.reason == "round limit":
+                            limit += share
+                        else:
+                            draw += share
+                        continue
+                    held = following.get(after)
+                    following[after] = (outcomes.events[after], share + (held[1] if held else 0))
+                    if len(following) > self.max_states:
+                        raise ExactEngineBudget(
+                            f"the exact walk of {self.setup.name!r} has more than {self.max_states:,}"
+                            " live states after one step"
+                        )
+            frontier = following
+        return ExactFight(wins, draw, limit, dict(sorted(rounds.items())), len(self.memo), self.sequences,
+                          self.rolls_in_key)  # fmt: skip
+
+    def key(self, fight: Fight) -> Hashable:
+        return state_key(fight, rolls=self.rolls_in_key)
+
+    def step(self, events: tuple[Event, ...]) -> _Outcomes:
+        """Every dice sequence of the next step from the fight `events` stand at, grouped by key."""
+        seen: dict[Hashable, tuple[Event, ...]] = {}
+        choose = self._chosen(Fight(self.setup, events))
+
+        def one_step(dice: DiceSource) -> Hashable:
+            fight = Fight(self.setup, events)  # a fresh copy: the log replayed
+            if not self.rolls_in_key:
+                _WatchedRolls.read = False
+                fight.state.rolls = _WatchedRolls(fight.state.rolls)
+            fight.step(choose, dice)
+            self.sequences += 1
+            if not self.rolls_in_key and _WatchedRolls.read:
+                raise _RollsWereRead
+            after = _ended(fight) if fight.is_over() else self.key(fight)
+            if after not in seen:
+                seen[after] = tuple(fight.events)
+            return after
+
+        try:
+            chances = chance.distribution(one_step, self.max_sequences, "one step")
+        except chance.TooManyOutcomes:
+            raise ExactEngineBudget(
+                f"one step of {self.setup.name!r} (round {Fight(self.setup, events).round}) has more than"
+                f" {self.max_sequences:,} dice sequences"
+            ) from None
+        return _Outcomes(chances, seen)
+
+
+    def _chosen(self, fight: Fight) -> Choose:
+        """The tactics' choice for this state, asked once: it takes no dice, so every sequence of the
+        step gets the same action (asking again per sequence would only repeat the same work)."""
+        choose = self.choose or tactics.choose_action
+        actor = fight.next_actor() if fight.needs() == "action" else None
+        if actor is None:
+            return choose
+        if not self.rolls_in_key:
+            _WatchedRolls.read = False
+            fight.state.rolls = _WatchedRolls(fight.state.rolls)
+        action = choose(fight.state, actor)
+        if not self.rolls_in_key and _WatchedRolls.read:
+            raise _RollsWereRead
+        return lambda state, name: action
+
+
+def _ended(fight: Fight) -> _Ended:
+    ends = [e for e in fight.events if e.type is EventType.FIGHT_END]
+    reason = str(ends[-1].data.get("reason", "")) if ends else ""
+    return _Ended(fight.state.winner, reason, fight.state.round)

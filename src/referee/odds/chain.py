@@ -1,0 +1,358 @@
+"""Exact odds of a whole small fight: a Markov chain over the combatants' hit points.
+
+Each round the chain enumerates the orders of action — :func:`rules.initiative.roll_unit` for every
+unit (:func:`rules.initiative.initiative_units`) over every face (:func:`referee.chance.distribution`),
+the slots from :func:`rules.initiative.order_from_rolls`, first strike in round 1 — and plays each
+actor's attack under the default tactics (:mod:`referee.odds.plans`). Within a round the state also
+carries, for each combatant whose attackers' odds depend on it, how many have attacked it so far
+(ODD-AC-SHIELD). The end of the fight is :func:`rules.turns.fight_end`. See ``docs/odds.md``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from referee.dice import DiceSource
+from referee.files import Setup
+from referee.model import Combatant
+from referee.odds.attack import distribution_of
+from referee.odds.encounter import starting_hit_points
+from referee.odds.errors import OddsError
+from referee.odds.plans import SIM, Array, Attacks, Groups, check_round_hooks, compile_attacks
+from referee.rules import initiative, turns
+
+MAX_FIGHTERS = 4  # combatants in a fight whose exact odds we compute
+MAX_CELLS = 100_000  # states within a round: hit-point combinations × counts of attackers so far
+FLOAT_CUTOFF = 1e-18  # in floating point, stop once less than this chance is still fighting
+
+
+@dataclass(frozen=True)
+class FightOdds:
+    """Exact chances of a whole fight under the default tactics (floats, or Fractions when `exact`)."""
+
+    wins: Mapping[str, Any]
+    draw: Any  # no side left standing
+    limit: Any  # the round limit ended the fight
+    rounds: Mapping[int, Any]  # the round the fight ended in
+    states: int  # hit-point combinations in the chain
+    unresolved: Any = 0  # floats only: the mass still fighting when it fell under FLOAT_CUTOFF
+    exact: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "wins": {side: float(p) for side, p in self.wins.items()},
+            "draw": float(self.draw),
+            "limit": float(self.limit),
+            "rounds": {str(n): float(p) for n, p in sorted(self.rounds.items()) if p},
+            "states": self.states,
+            "unresolved": float(self.unresolved),
+        }
+
+
+@dataclass
+class _Orders:
+    """Orders of action as a trie: orders sharing their first slots play those slots once."""
+
+    end: Any = 0  # chance of the orders that end here
+    next: dict[tuple[int, ...], _Orders] = field(default_factory=dict)
+
+    def add(self, slots: Sequence[tuple[int, ...]], p: Any) -> None:
+        node = self
+        for slot in slots:
+            node = node.next.setdefault(slot, _Orders())
+        node.end += p
+
+
+@dataclass
+class _Chain:
+    """The fixed parts of the chain: who, their hit-point axes, the compiled attacks, the masks.
+
+    Within a round the mass has one leading axis per counted combatant (attackers on it so far this
+    round, 0..cap), then one hit-point axis per combatant."""
+
+    setup: Setup
+    names: list[str]
+    sides: list[int]  # side index of each combatant
+    size: list[int]  # max HP + 1 per axis (index 0 = down)
+    attacks: Attacks
+    active: list[Array]  # per combatant: cells where it is active
+    hp: dict[str, dict[int, Fraction]]  # starting hit points of each combatant
+    counted: dict[int, int] = field(default_factory=dict)  # combatant → its count axis
+    orders: dict[Any, _Orders] = field(default_factory=dict)
+    masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
+    shifts: dict[tuple[int, int], Array] = field(default_factory=dict)
+    exact: bool = False
+
+    def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
+        """Cells where each of `who` is active or not, as `pattern` says (cached)."""
+        key = (tuple(who), tuple(pattern))
+        if key not in self.masks:
+            mask = np.ones(self.size, dtype=bool)
+            for i, up in zip(who, pattern, strict=True):
+                mask &= self.active[i] if up else ~self.active[i]
+            self.masks[key] = mask
+        return self.masks[key]
+
+    def zero(self) -> Any:
+        return Fraction(0) if self.exact else 0.0
+
+
+def fight_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
+    """Exact odds of a small fight run by :func:`engine.fight.run_fight` with the default tactics.
+
+    `exact=True` computes in Fractions (small fights); otherwise in double precision. Raises OddsError
+    for fights beyond the model or the bound.
+    """
+    chain = _build_chain(setup, exact)
+    zero = chain.zero()
+    mass = _initial_mass(chain)
+    code = _sides_code(chain)  # per cell: the set of sides standing, as bits
+    wins = [zero] * len(setup.sides)
+    draw = limit = zero
+    rounds: dict[int, Any] = {}
+    unresolved = zero
+    for number in range(1, setup.max_rounds + 1):
+        if not mass.any():
+            break
+        if not exact and mass.sum() < FLOAT_CUTOFF:
+            unresolved = mass.sum()  # below double precision of the results: stop (docs/odds.md)
+            break
+        mass = _play_round(chain, mass, number)
+        ended = zero
+        for bits in np.unique(code).tolist():
+            standing = [s for i, s in enumerate(setup.sides) if bits >> i & 1]
+            end = turns.fight_end(standing, number, setup.max_rounds, round_over=True)
+            if end is None:
+                continue
+            cells = code == bits
+            p = mass[cells].sum()
+            if end.winner is not None:
+                wins[setup.sides.index(end.winner)] += p
+            elif end.reason == turns.ROUND_LIMIT:
+                limit += p
+            else:
+                draw += p
+            ended += p
+            mass = np.where(cells, 0, mass)
+        rounds[number] = ended
+    return FightOdds(
+        wins=dict(zip(setup.sides, wins, strict=True)),
+        draw=draw,
+        limit=limit,
+        rounds=rounds,
+        states=int(np.prod(chain.size)),
+        unresolved=unresolved,
+        exact=exact,
+    )
+
+
+def _build_chain(setup: Setup, exact: bool) -> _Chain:
+    names = [c.name for c in setup.combatants]
+    if len(names) > MAX_FIGHTERS:
+        raise OddsError(
+            f"exact fight odds are computed for at most {MAX_FIGHTERS} combatants, not {len(names)}; {SIM}"
+        )
+    timed = [c.name for c in setup.combatants if c.condition_rounds]
+    if timed:
+        raise OddsError(f"{timed[0]} starts with conditions that end during the fight; {SIM}")
+    if setup.surprise is not None and setup.surprise.possible and setup.surprise.sides:
+        raise OddsError(f"exact fight odds do not model surprise (ODD-SURP-1 to ODD-SURP-5); {SIM}")
+    hp = {n: starting_hit_points(setup, n) for n in names}
+    size = [max(hp[n]) + 1 for n in names]
+    cells = int(np.prod(size))
+    if cells > MAX_CELLS:
+        raise OddsError(f"{cells} hit-point combinations is over the exact-odds bound of {MAX_CELLS}; {SIM}")
+    sides = [setup.sides.index(c.side) for c in setup.combatants]
+    check_round_hooks(setup)
+    attacks = compile_attacks(setup, names, sides, size, exact)
+    counted = {i: axis for axis, i in enumerate(i for i, cap in enumerate(attacks.caps) if cap)}
+    counts = int(np.prod([attacks.caps[i] + 1 for i in counted]))
+    if cells * counts > MAX_CELLS:
+        raise OddsError(
+            f"{cells} hit-point combinations × {counts} counts of attackers this round (ODD-AC-SHIELD)"
+            f" is over the exact-odds bound of {MAX_CELLS}; {SIM}"
+        )
+    grid = np.indices(size)
+    active = [grid[i] > 0 for i in range(len(names))]
+    return _Chain(setup, names, sides, size, attacks, active, hp, counted, exact=exact)
+
+
+def _initial_mass(chain: _Chain) -> Array:
+    mass: Array = np.array(Fraction(1) if chain.exact else 1.0, dtype=object if chain.exact else float)
+    for name in chain.names:
+        axis = np.zeros(max(chain.hp[name]) + 1, dtype=object if chain.exact else float)
+        if chain.exact:
+            axis[...] = Fraction(0)
+        for value, p in chain.hp[name].items():
+            axis[value] = p if chain.exact else float(p)
+        mass = np.multiply.outer(mass, axis)
+    return mass
+
+
+def _sides_code(chain: _Chain) -> Array:
+    """Per cell: the sides with an active member, as bits (side i → bit i)."""
+    code = np.zeros(chain.size, dtype=np.int64)
+    for i, side in enumerate(chain.sides):
+        code |= np.where(chain.active[i], 1 << side, 0)
+    return code
+
+
+def _orders(chain: _Chain, active: frozenset[int], number: int) -> _Orders:
+    """The distribution of the order of action for these active combatants: each unit's roll
+    (:func:`initiative.roll_unit`, every face), the slots (:func:`initiative.order_from_rolls`), first
+    strike in round 1 (ODD-INIT-5). Cached per active set and per the units' roll distributions."""
+    setup, ruleset = chain.setup, chain.setup.ruleset
+    specs = [c for i, c in enumerate(setup.combatants) if i in active]
+    by_name = {c.name: c for c in specs}
+    units = initiative.initiative_units(ruleset, specs, setup.sides)
+    members = initiative.members_of_units(ruleset, specs, setup.sides)
+    per_unit = [_unit_rolls(ruleset, unit, [by_name[n] for n in members[unit]], number) for unit in units]
+    first_strike = number == 1 and ruleset.is_on("first_strike_reach_size")
+    key = (active, first_strike, tuple(tuple((r.key, p) for r, p in rolls) for rolls in per_unit))
+    if key not in chain.orders:
+        trie = _Orders(chain.zero())
+        for combo in itertools.product(*per_unit):
+            slots = initiative.order_from_rolls(ruleset, [r for r, _ in combo], members)
+            if first_strike:
+                slots = initiative.apply_first_strike(slots, by_name)[0]
+            p = Fraction(1)
+            for _, q in combo:
+                p *= q
+            indexed = tuple(tuple(chain.names.index(n) for n in slot) for slot in slots)
+            trie.add(indexed, p if chain.exact else float(p))
+        chain.orders[key] = trie
+    return chain.orders[key]
+
+
+def _unit_rolls(
+    ruleset: Any, unit: str, members: list[Combatant], number: int
+) -> list[tuple[initiative.UnitRoll, Fraction]]:
+    """One unit's initiative over every face, grouped by sort key (a representative roll each)."""
+    seen: dict[tuple[int, ...], initiative.UnitRoll] = {}
+
+    def key_of(dice: DiceSource) -> tuple[int, ...]:
+        rolled = initiative.roll_unit(ruleset, unit, members, number, dice)
+        seen.setdefault(rolled.key, rolled)
+        return rolled.key
+
+    dist = distribution_of(key_of, f"{unit}'s initiative")
+    return [(seen[k], p) for k, p in sorted(dist.items())]
+
+
+def _play_round(chain: _Chain, mass: Array, number: int) -> Array:
+    counts = [chain.attacks.caps[i] + 1 for i in chain.counted]
+    if counts:  # nobody has been attacked yet this round (ODD-AC-SHIELD counts from 0)
+        within = np.zeros(counts + list(mass.shape), dtype=mass.dtype)
+        within[(0,) * len(counts)] = mass
+        mass = within
+    out = np.zeros_like(mass)
+    fighting = len(chain.names)
+    for pattern in itertools.product((False, True), repeat=fighting):
+        active = frozenset(i for i in range(fighting) if pattern[i])
+        if len({chain.sides[i] for i in active}) < 2:
+            continue  # no fight in these cells (they were absorbed already)
+        piece = np.where(chain.mask(range(fighting), pattern), mass, 0)
+        if piece.any():
+            out = out + _play_orders(chain, piece, _orders(chain, active, number))
+    if counts:
+        summed: Array = out.sum(axis=tuple(range(len(counts))))
+        return summed
+    return out
+
+
+def _play_orders(chain: _Chain, mass: Array, node: _Orders) -> Array:
+    """The mass after every order below `node`, each weighted by its chance."""
+    out: Array = mass * node.end
+    for slot, child in node.next.items():
+        out = out + _play_orders(chain, _play_slot(chain, mass, list(slot)), child)
+    return out
+
+
+def _play_slot(chain: _Chain, mass: Array, slot: list[int]) -> Array:
+    """Everyone in the slot who is active when it begins acts, in order (ODD-INIT-3: one downed by an
+    earlier actor of the same slot still acts)."""
+    if len(slot) == 1:
+        acting = np.where(chain.active[slot[0]], mass, 0)
+        return mass - acting + _attack(chain, acting, slot[0])
+    out = np.zeros_like(mass)
+    for pattern in itertools.product((False, True), repeat=len(slot)):
+        piece = np.where(chain.mask(slot, pattern), mass, 0)
+        for i, up in zip(slot, pattern, strict=True):
+            if up:
+                piece = _attack(chain, piece, i)
+        out = out + piece
+    return out
+
+
+def _attack(chain: _Chain, mass: Array, a: int) -> Array:
+    """Combatant `a` attacks the enemy the tactics pick in each cell (cells with none are unchanged)."""
+    attacks = chain.attacks
+    enemies = attacks.enemies[a]
+    if len(enemies) == 1 and attacks.always[a]:
+        # one enemy, attacked wherever it stands; where it is down the kernel changes nothing
+        return _along(chain, mass, a, enemies[0])
+    out = mass
+    for t in enemies:
+        aimed = mass * attacks.targets[(a, t)]
+        out = out - aimed + _along(chain, aimed, a, t)
+    return out
+
+
+def _along(chain: _Chain, mass: Array, a: int, t: int) -> Array:
+    """`a`'s attack on `t`, by the count of attackers on `t` so far this round when that is counted."""
+    tables = chain.attacks.kernels[(a, t)]
+    axis = chain.counted.get(t)
+    if axis is None:
+        groups = tables[0]
+        return mass if groups is None else _apply(chain, mass, a, t, groups)
+    cap = len(tables) - 1
+    out = np.zeros_like(mass)
+    for k, groups in enumerate(tables):
+        here: list[Any] = [slice(None)] * mass.ndim
+        here[axis] = slice(k, k + 1)
+        piece = mass[tuple(here)]
+        if groups is None:  # the tactics wait: no attack, no count
+            out[tuple(here)] += piece
+            continue
+        after = list(here)
+        after[axis] = slice(min(k + 1, cap), min(k + 1, cap) + 1)
+        out[tuple(after)] += _apply(chain, piece, a, t, groups)
+    return out
+
+
+def _apply(chain: _Chain, mass: Array, a: int, t: int, groups: Groups) -> Array:
+    """K[new, old] along the target's hit-point axis; any damage to the attacker along its own."""
+    offset = len(chain.counted)
+    out: Array | None = None
+    for to_attacker, kernel in groups:
+        moved = _matmul_along(mass, offset + t, kernel)
+        if to_attacker:
+            moved = _matmul_along(moved, offset + a, _shift(chain, a, to_attacker))
+        out = moved if out is None else out + moved
+    assert out is not None
+    return out
+
+
+def _shift(chain: _Chain, a: int, damage: int) -> Array:
+    """S[new, old]: `damage` off `a`'s hit points (0 = down)."""
+    key = (a, damage)
+    if key not in chain.shifts:
+        size = chain.size[a]
+        shift = np.zeros((size, size), dtype=object if chain.exact else float)
+        one = Fraction(1) if chain.exact else 1.0
+        shift[...] = chain.zero()
+        for old in range(size):
+            shift[max(0, old - damage), old] = one
+        chain.shifts[key] = shift
+    return chain.shifts[key]
+
+
+def _matmul_along(mass: Array, axis: int, matrix: Array) -> Array:
+    moved: Array = np.swapaxes(mass, axis, -1) @ matrix.T
+    return np.swapaxes(moved, -1, axis)

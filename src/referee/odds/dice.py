@@ -1,0 +1,80 @@
+"""The fast path for pure sums: the exact distribution of a dice expression, from icepool.
+
+Only the sum of a plain damage expression (and the natural of a check, for display) is computed here;
+every procedure around the dice (the attack roll, confirmations, hit points, initiative) is enumerated
+from the engine's own code through :func:`referee.chance.distribution`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import icepool
+
+from referee.checks import Check, Keep
+from referee.dice import DiceGroup, parse_dice
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # d20 pins a retired parser package that warns on import
+    import d20
+
+
+@lru_cache(maxsize=1024)
+def dice_die(text: str) -> icepool.Die[int]:
+    """The exact distribution of a dice expression (cached by its text).
+
+    Walks d20's syntax tree as :func:`referee.dice.roll` does: each dice group is ``count @ d(sides)``
+    or icepool's keep-highest / keep-lowest; + - * and floor division act on whole distributions.
+    """
+    expr = parse_dice(text)
+    groups = iter(expr.groups())  # the groups in the tree's left-to-right order
+    return _die_of(expr.node, groups)
+
+
+def _die_of(node: Any, groups: Iterator[DiceGroup]) -> icepool.Die[int]:
+    ast = d20.ast
+    if isinstance(node, ast.Literal):
+        return icepool.Die([int(node.value)])
+    if isinstance(node, ast.Dice | ast.OperatedDice):
+        group = next(groups)
+        die = icepool.d(group.sides)
+        if group.keep > 0:
+            return die.highest(group.count, group.keep)
+        if group.keep < 0:
+            return die.lowest(group.count, -group.keep)
+        return group.count @ die
+    if isinstance(node, ast.Parenthetical | ast.AnnotatedNumber):
+        return _die_of(node.value, groups)
+    if isinstance(node, ast.UnOp):
+        inner = _die_of(node.value, groups)
+        return inner if node.op == "+" else -inner
+    left = _die_of(node.left, groups)
+    right = _die_of(node.right, groups)
+    ops: dict[str, Callable[[icepool.Die[int], icepool.Die[int]], icepool.Die[int]]] = {
+        "+": lambda a, b: a + b,
+        "-": lambda a, b: a - b,
+        "*": lambda a, b: a * b,
+        "/": lambda a, b: a // b,  # referee.dice divides with floor division too
+    }
+    return ops[node.op](left, right)
+
+
+def die_fractions(die: icepool.Die[int]) -> dict[int, Fraction]:
+    total = die.denominator()
+    return {int(outcome): Fraction(quantity, total) for outcome, quantity in die.items()}
+
+
+def natural_die(check: Check) -> icepool.Die[int] | None:
+    """The natural result of a check's roll: one die, 2d20 keep highest / lowest (GAP-ADV), or a sum."""
+    if check.automatic is not None:
+        return None
+    die = icepool.d(check.sides)
+    if check.keep is Keep.HIGHEST:
+        return die.highest(2)
+    if check.keep is Keep.LOWEST:
+        return die.lowest(2)
+    return check.count @ die

@@ -1,0 +1,198 @@
+"""Compiling an encounter into the tables the kernels play from (:class:`Compiled`).
+
+Each table comes from a procedure in ``rules/`` (:mod:`referee.sim.procedures`) or from the engine's own
+resolution of an attack (:mod:`referee.sim.attacks`); the kernels only look things up, sample, sort
+and add. Encounters the tables cannot express (surprise, positions, starting conditions, attacks that
+impose conditions or change armour, hooks that act at the start or end of a round, ...) raise
+:class:`Unsupported`, and the event engine plays them instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+import referee.rules.enabled  # noqa: F401  (registers every rule)
+from referee import chance
+from referee.engine import fight as fight_module
+from referee.engine import outcomes
+from referee.files import Setup
+from referee.rules import hit_points
+from referee.sim import procedures
+from referee.sim.attacks import Outcome, attack_tables
+from referee.sim.tables import IntArray, Packed, Unsupported, offsets, to_table
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """The lookup tables the kernels play from. Index order = the encounter file's order."""
+
+    names: tuple[str, ...]
+    sides: tuple[str, ...]
+    side_of: IntArray  # (C,)
+    enemy: npt.NDArray[np.bool_]  # (C, C)
+    group_initiative: bool
+    unit_of: IntArray  # (C,): each combatant's initiative unit (itself, or its side under ODD-INIT-4)
+    init: Packed  # key-rank tables (higher acts first, equal keys act together)
+    init_index: IntArray  # (variant, unit) → table in `init`
+    init_round: IntArray  # (max_rounds + 1,) → variant of that round
+    hp: Packed  # hit points at set-up, one table per combatant
+    # (C, C, K): outcome table of (attacker, target, earlier attackers on the target), or -1 (waits)
+    plan_index: npt.NDArray[np.int32]
+    dmg: Packed
+    status_values: npt.NDArray[np.int8]  # code per hit-point total, per combatant
+    status_base: IntArray  # status of combatant i with h hit points: status_values[status_base[i] + h]
+    status_names: tuple[str, ...]  # code → status; code 0 is "active"
+    target_key: npt.NDArray[np.int64]  # the tactics' preference, laid out as status_values (lowest chosen)
+    may_act: npt.NDArray[np.bool_]  # (status code, struck down in its own slot) → acts (ODD-INIT-3)
+    end_code: IntArray  # (round, bitmask of sides standing) → -1 goes on, else the verdict (procedures.end_table)
+    max_rounds: int
+    exact: bool
+    may_wait: bool  # some combatant cannot attack some enemy (the tactics wait)
+    side_rows: tuple[tuple[int, int], ...]  # each side's combatants are rows lo..hi-1 (file order)
+    # each outcome: damage to the target, damage to the attacker, attacks back
+    out_target: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    out_attacker: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    out_back: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    hits_back: bool = False
+    first_round: IntArray | None = None  # (pattern code, 2, C): round-1 order with first strike
+
+    @property
+    def count(self) -> int:
+        return len(self.names)
+
+    @property
+    def units(self) -> int:
+        return int(self.init_index.shape[1])
+
+    # the flat arrays of the hit-point and outcome tables, by their older names
+    @property
+    def hp_values(self) -> npt.NDArray[np.int32]:
+        return self.hp.values
+
+    @property
+    def hp_off(self) -> IntArray:
+        return self.hp.off
+
+    @property
+    def hp_size(self) -> IntArray:
+        return self.hp.size
+
+    @property
+    def dmg_values(self) -> npt.NDArray[np.int32]:
+        return self.dmg.values
+
+    @property
+    def dmg_off(self) -> IntArray:
+        return self.dmg.off
+
+    @property
+    def dmg_size(self) -> IntArray:
+        return self.dmg.size
+
+
+def check_supported(setup: Setup) -> None:
+    """Raise Unsupported naming the first feature of the encounter the vectorised path cannot play."""
+    if setup.surprise is not None and setup.surprise.possible and setup.surprise.sides:
+        raise Unsupported("surprise checks (ODD-SURP-1 to ODD-SURP-5)")
+    for c in setup.combatants:
+        if c.position is not None:
+            raise Unsupported("grid positions (movement and distance change during the fight)")
+        if c.conditions:
+            raise Unsupported(f"{c.name} starts with conditions ({', '.join(c.conditions)})")
+    state = outcomes.probe_state(setup)
+    for hooks in (fight_module.START_OF_ROUND, fight_module.END_OF_ROUND):
+        for round_hook in hooks:
+            try:
+                rolls = chance.dice_requests(lambda dice: round_hook(state, dice), limit=1000)
+            except chance.TooManyOutcomes:
+                rolls = [chance.DieRequest(0, 0, "", False)]
+            if rolls:
+                raise Unsupported(f"a round hook rolls dice ({round_hook.__name__})")
+            if round_hook(state, chance.PrefixDice([])):
+                raise Unsupported(f"a round hook acts in this encounter ({round_hook.__name__})")
+
+
+def _side_rows(side_of: IntArray) -> tuple[tuple[int, int], ...]:
+    """Row ranges per side, in the sides' order (the file lists each side's combatants together)."""
+    rows = []
+    for s in range(int(side_of.max()) + 1):
+        where = np.flatnonzero(side_of == s)
+        if where.size == 0 or where[-1] - where[0] + 1 != where.size or (rows and where[0] < rows[-1][1]):
+            raise Unsupported("a side's combatants are not listed together, in the order of the sides")
+        rows.append((int(where[0]), int(where[-1]) + 1))
+    return tuple(rows)
+
+
+def _status_tables(
+    setup: Setup, hp_tables: Packed, plan_index: npt.NDArray[np.int32], dists: list[dict[Outcome, Fraction]]
+) -> tuple[list[int], list[list[str]]]:
+    """Per combatant the lowest hit-point total tabulated and the status at each total from there."""
+    n = len(setup.combatants)
+    max_damage = np.zeros(n, dtype=np.int64)  # the most one attack can take off each combatant
+    for a in range(n):
+        for t in range(n):
+            for pid in set(plan_index[a, t].tolist()) - {-1}:
+                max_damage[t] = max(max_damage[t], max(o[0] for o in dists[pid]))
+                max_damage[a] = max(max_damage[a], max(o[1] for o in dists[pid]))
+    lows, statuses = [], []
+    for i, c in enumerate(setup.combatants):
+        values = hp_tables.table(i)
+        low, row = procedures.status_range(setup, c, int(values.min()), int(values.max()), int(max_damage[i]))
+        lows.append(low)
+        statuses.append(row)
+    return lows, statuses
+
+
+def compile_setup(setup: Setup) -> Compiled:
+    """Build the kernels' tables from the rules' procedures and the engine's attacks. Raises Unsupported."""
+    check_supported(setup)
+    combatants = setup.combatants
+    sides = setup.sides
+    side_of = np.array([sides.index(c.side) for c in combatants], dtype=np.int64)
+    side_rows = _side_rows(side_of)
+    enemy = side_of[:, None] != side_of[None, :]
+    hp = Packed.of([to_table(procedures.hit_point_distribution(c)) for c in combatants])
+    unit_of, group, init, init_index, init_round = procedures.initiative_tables(setup)
+    plan_index, dists = attack_tables(setup, enemy)
+    outcome_code: dict[Outcome, int] = {}
+    for dist in dists:
+        for o in dist:
+            outcome_code.setdefault(o, len(outcome_code))
+    dmg = Packed.of([to_table({outcome_code[o]: p for o, p in dist.items()}) for dist in dists])
+    table_of = np.array(list(outcome_code), dtype=np.int32).reshape(-1, 3)
+    lows, statuses = _status_tables(setup, hp, plan_index, dists)
+    status_names = list(dict.fromkeys([hit_points.ACTIVE, *(s for row in statuses for s in row)]))
+    status_values = np.array([status_names.index(s) for row in statuses for s in row], dtype=np.int8)
+    return Compiled(
+        names=tuple(c.name for c in combatants),
+        sides=sides,
+        side_of=side_of,
+        enemy=enemy,
+        group_initiative=group,
+        unit_of=unit_of,
+        init=init,
+        init_index=init_index,
+        init_round=init_round,
+        hp=hp,
+        plan_index=plan_index,
+        dmg=dmg,
+        status_values=status_values,
+        status_base=offsets([len(row) for row in statuses]) - np.array(lows, dtype=np.int64),
+        status_names=tuple(status_names),
+        target_key=procedures.target_keys(lows, statuses),
+        may_act=procedures.may_act_table(status_names),
+        end_code=procedures.end_table(sides, setup.max_rounds),
+        max_rounds=setup.max_rounds,
+        exact=hp.exact and dmg.exact and init.exact,
+        may_wait=bool((plan_index[enemy] < 0).any()),
+        side_rows=side_rows,
+        first_round=procedures.first_round_orders(setup, group),
+        out_target=np.ascontiguousarray(table_of[:, 0]),
+        out_attacker=np.ascontiguousarray(table_of[:, 1]),
+        out_back=np.ascontiguousarray(table_of[:, 2]),
+        hits_back=bool(table_of[:, 1:].any()),
+    )

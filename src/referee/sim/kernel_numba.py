@@ -1,0 +1,164 @@
+"""The compiled kernel (numba): the same fights as :func:`kernel_numpy.simulate_batch`, played one
+fight at a time in machine code. It reads the same tables and follows the same steps (the array
+kernel stays as the reference and the fallback when numba is missing; ``tests/test_sim.py`` checks
+that the two agree). Like it, it holds no rule: lookups, draws, a sort of keys, a minimum of keys."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from referee.sim.compile import Compiled
+from referee.sim.kernel_numpy import dead_code
+from referee.sim.result import Tally
+
+NUMBA = "numba"  # the compiled kernel (needs the numba package)
+NUMPY = "numpy"  # the array kernel (the reference; used without numba or when asked for)
+
+_NUMBA_PLAY: Callable[..., Any] | None = None
+
+
+def numba_play() -> Callable[..., Any] | None:
+    """The numba kernel, compiled on first use (and cached on disk), or None without numba."""
+    global _NUMBA_PLAY
+    if _NUMBA_PLAY is not None:
+        return _NUMBA_PLAY
+    try:
+        import numba  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    _NUMBA_PLAY = numba.njit(cache=True, nogil=True)(_play_fights)
+    return _NUMBA_PLAY
+
+
+def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | None:
+    """`simulate_batch` in the numba kernel (seeded from `rng`), or None when numba is missing."""
+    play = numba_play()
+    if play is None:
+        return None
+    tally = Tally.empty(len(c.sides), c.count, c.max_rounds)
+    tally.fights = n
+    patterns = c.first_round if c.first_round is not None else np.zeros((1, 2, c.count), np.int64)
+    tally.draws, tally.round_limit = play(
+        int(rng.integers(0, 2**31 - 1)), n, c.side_of, c.unit_of, c.init.values, c.init.off, c.init.size,
+        c.init_index, c.init_round, c.hp.values, c.hp.off, c.hp.size, c.plan_index, c.dmg.values,
+        c.dmg.off, c.dmg.size, c.out_target, c.out_attacker, c.out_back, c.status_values, c.status_base,
+        c.target_key, c.may_act, c.end_code, patterns, c.first_round is not None, len(c.sides),
+        dead_code(c), tally.wins, tally.rounds, tally.survived, tally.standing, tally.hp_left,
+    )  # fmt: skip
+    return tally
+
+
+def _play_fights(  # one loop nest, kept together for the compiler
+    seed: int, n: int, side_of: Any, unit_of: Any, init_values: Any, init_off: Any, init_size: Any,
+    init_index: Any, init_round: Any, hp_values: Any, hp_off: Any, hp_size: Any, plan_index: Any,
+    dmg_values: Any, dmg_off: Any, dmg_size: Any, out_target: Any, out_attacker: Any, out_back: Any,
+    status_values: Any, status_base: Any, target_key: Any, may_act: Any, end_code: Any,
+    first_round: Any, has_first: bool, sides: int, dead: int,
+    wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+) -> tuple[int, int]:  # fmt: skip
+    """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights)."""
+    np.random.seed(seed)
+    count = side_of.size
+    units = init_index.shape[1]
+    k_top = plan_index.shape[2] - 1
+    nobody = np.int64(1) << 62
+    hp = np.zeros(count, np.int64)
+    code = np.zeros(count, np.int64)
+    keys = np.zeros(count, np.int64)
+    drawn = np.zeros(units, np.int64)
+    order = np.zeros(count, np.int64)
+    first = np.zeros(count, np.int64)
+    received = np.zeros(count, np.int64)
+    downed = np.zeros(count, np.int64)
+    draws = 0
+    limit = 0
+    for _ in range(n):
+        for j in range(count):
+            hp[j] = hp_values[hp_off[j] + int(np.random.random() * hp_size[j])]
+            code[j] = status_values[status_base[j] + hp[j]]
+        round_no = 0
+        while True:
+            round_no += 1
+            variant = init_round[round_no]
+            for u in range(units):  # each unit's key rank, from its table for this round
+                t = init_index[variant, u]
+                drawn[u] = init_values[init_off[t] + int(np.random.random() * init_size[t])]
+            for j in range(count):
+                keys[j] = drawn[unit_of[j]] if code[j] == 0 else 0
+            if round_no == 1 and has_first:  # the tabulated round-1 order with first strike
+                pattern = 0
+                scale = 1
+                for i in range(units):
+                    above = 0
+                    for j in range(units):
+                        above += drawn[j] > drawn[i]
+                    pattern += above * scale
+                    scale *= units
+                for p in range(count):
+                    order[p] = first_round[pattern, 0, p]
+                    first[p] = first_round[pattern, 1, p]
+            else:  # higher key first, equal keys in one slot, file order inside it
+                for i in range(count):
+                    above = 0
+                    before = 0
+                    for j in range(count):
+                        if keys[j] > keys[i]:
+                            above += 1
+                        elif keys[j] == keys[i] and j < i:
+                            before += 1
+                    order[above + before] = i
+                    first[above + before] = above
+            for j in range(count):
+                received[j] = 0
+                downed[j] = -1
+            for p in range(count):
+                a = order[p]
+                if not may_act[code[a], 1 if downed[a] >= first[p] else 0]:
+                    continue
+                target = -1
+                best = nobody
+                for j in range(count):  # the lowest target key among the enemies
+                    if side_of[j] != side_of[a]:
+                        key = target_key[status_base[j] + hp[j]]
+                        if key < best:
+                            best = key
+                            target = j
+                if target < 0:
+                    continue
+                plan = plan_index[a, target, min(received[target], k_top)]
+                if plan < 0:
+                    continue  # no legal attack: the tactics wait
+                received[target] += 1
+                outcome = dmg_values[dmg_off[plan] + int(np.random.random() * dmg_size[plan])]
+                hp[target] -= out_target[outcome]
+                code[target] = status_values[status_base[target] + hp[target]]
+                if code[target] != 0 and downed[target] < 0:
+                    downed[target] = p
+                received[a] += out_back[outcome]
+                if out_attacker[outcome] > 0:  # struck back by a free attack
+                    hp[a] -= out_attacker[outcome]
+                    code[a] = status_values[status_base[a] + hp[a]]
+                    if code[a] != 0 and downed[a] < 0:
+                        downed[a] = p
+            mask = 0
+            for j in range(count):
+                if code[j] == 0:
+                    mask |= 1 << side_of[j]
+            verdict = end_code[round_no, mask]
+            if verdict >= 0:
+                rounds[round_no] += 1
+                if verdict < sides:
+                    wins[verdict] += 1
+                elif verdict == sides:
+                    draws += 1
+                else:
+                    limit += 1
+                for j in range(count):
+                    survived[j] += code[j] != dead
+                    standing[j] += code[j] == 0
+                    hp_left[j] += max(hp[j], 0)
+                break
+    return draws, limit

@@ -1,0 +1,214 @@
+"""The array kernel: all fights of a batch advance together, a few array operations per position in
+the order. It holds no rule: every decision is a lookup in the compiled tables (:class:`Compiled`),
+a draw from one of them, a sort of initiative keys or a minimum of target keys. It is the reference
+for the numba kernel (:mod:`referee.sim.kernel_numba`) and the path without numba."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.rules import hit_points
+from referee.sim.compile import Compiled
+from referee.sim.procedures import NOBODY
+from referee.sim.result import Tally
+from referee.sim.tables import IntArray, Packed
+
+PAIRWISE_LIMIT = 12  # up to this many combatants, pairwise comparisons beat a sort (measured)
+
+
+def sample(table: Packed, which: Any, u: npt.NDArray[np.float64]) -> Any:
+    """One draw from each chosen table: entry floor(u * size) of table `which`."""
+    return table.values[table.off[which] + (u * table.size[which]).astype(np.int64)]
+
+
+@dataclass
+class _Fights:
+    """The fights of a batch still going on, one row per combatant (C, m): contiguous per combatant."""
+
+    hp: npt.NDArray[np.int32]
+    code: npt.NDArray[np.int8]  # status code; 0 = active
+    keyed: npt.NDArray[np.int64]  # the tactics' preference for each as a target (Compiled.target_key)
+
+    @property
+    def size(self) -> int:
+        return int(self.hp.shape[1])
+
+    def keep(self, mask: npt.NDArray[np.bool_]) -> None:
+        self.hp = np.ascontiguousarray(self.hp[:, mask])
+        self.code = np.ascontiguousarray(self.code[:, mask])
+        self.keyed = np.ascontiguousarray(self.keyed[:, mask])
+
+
+def simulate_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally:
+    """Play `n` fights to the end and count the results (all fights of a batch advance together)."""
+    count = c.count
+    hp = np.empty((count, n), dtype=np.int32)
+    for j in range(count):
+        hp[j] = sample(c.hp, j, rng.random(n))
+    at = c.status_base[:, None] + hp
+    fights = _Fights(hp, c.status_values[at], c.target_key[at])
+    tally = Tally.empty(len(c.sides), count, c.max_rounds)
+    tally.fights = n
+    bits = (np.int64(1) << np.arange(len(c.sides), dtype=np.int64))[:, None]
+    round_no = 0
+    while fights.size:
+        round_no += 1
+        _play_round(c, fights, rng, round_no)
+        active = fights.code == 0
+        standing = np.stack([active[lo:hi].any(axis=0) for lo, hi in c.side_rows])
+        verdict = c.end_code[round_no, (standing * bits).sum(axis=0)]  # turns.fight_end, tabulated
+        done = verdict >= 0
+        if done.any():
+            _count_finished(tally, c, fights.hp[:, done], fights.code[:, done], verdict[done], round_no)
+            fights.keep(~done)
+    return tally
+
+
+def _play_round(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no: int) -> None:
+    """One round: initiative, then everyone in order whose turn the tables allow attacks its target."""
+    count, m = c.count, fights.size
+    flat_code = fights.code.reshape(-1)
+    actor_at, slot_first = _initiative(c, fights.code == 0, rng, round_no)
+    received = np.zeros(count * m, dtype=np.int32)  # attacks on each combatant this round
+    downed = np.full(count * m, -1, dtype=np.int32)  # position in the order at which it went down
+    rows = np.arange(m, dtype=np.int32)
+    k_top = c.plan_index.shape[2] - 1
+    flat_plans = c.plan_index.reshape(-1)
+    for p in range(count):
+        a = actor_at[p]
+        at = a * m + rows
+        down_in_slot = (downed[at] >= slot_first[p]).astype(np.intp)
+        acts = c.may_act[flat_code[at], down_in_slot]  # ODD-INIT-3, from turns.next_actor
+        chosen = _preferred_target(c, fights.keyed).reshape(-1)[c.side_of[a] * m + rows]
+        f = np.flatnonzero(acts & (chosen < NOBODY))
+        if not f.size:
+            continue
+        af, tf = a[f], (chosen[f] & 255).astype(np.int64)
+        tt = tf * m + f
+        pair = af * count + tf
+        # the plan may depend on how many attacked the target before this round (ODD-AC-SHIELD)
+        earlier = np.minimum(received[tt], k_top) if k_top else 0
+        plan = flat_plans[pair * (k_top + 1) + earlier]
+        if c.may_wait:  # no legal attack on that target: the tactics wait
+            go = plan >= 0
+            f, af, tf, tt, plan = f[go], af[go], tf[go], tt[go], plan[go]
+        if k_top:
+            received[tt] += 1
+        outcome = sample(c.dmg, plan, rng.random(f.size))
+        _wound(c, fights, tt, tf, c.out_target[outcome], downed, p)
+        if c.hits_back:  # MF-FUMBLE-2: a fumble gives the target a free attack on the attacker
+            aa = af * m + f
+            if k_top:
+                received[aa] += c.out_back[outcome]
+            struck = np.flatnonzero(c.out_attacker[outcome])
+            _wound(c, fights, aa[struck], af[struck], c.out_attacker[outcome[struck]], downed, p)
+
+
+def _wound(c: Compiled, fights: _Fights, spot: Any, who: Any, damage: Any, downed: Any, p: int) -> None:
+    """Take `damage` off the combatants at flat `spot` (combatant index `who`); look up their status."""
+    left = fights.hp.reshape(-1)[spot] - damage
+    fights.hp.reshape(-1)[spot] = left
+    at = c.status_base[who] + left
+    status = c.status_values[at]
+    fights.code.reshape(-1)[spot] = status
+    fights.keyed.reshape(-1)[spot] = c.target_key[at]
+    downed[spot[status != 0]] = p
+
+
+def _preferred_target(c: Compiled, keyed: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """For each side (S, m), the lowest target key among the other sides' combatants (NOBODY: none)."""
+    side_best = [keyed[lo:hi].min(axis=0) for lo, hi in c.side_rows]
+    if len(side_best) == 2:
+        return np.stack([side_best[1], side_best[0]])
+    out = np.full((len(side_best), keyed.shape[1]), NOBODY, dtype=np.int64)
+    for s in range(len(side_best)):
+        for other, best in enumerate(side_best):
+            if other != s:
+                np.minimum(out[s], best, out=out[s])
+    return out
+
+
+def unit_keys(c: Compiled, round_no: int, rng: np.random.Generator, m: int) -> npt.NDArray[np.int32]:
+    """Each initiative unit's key rank (U, m), drawn from its table for this round."""
+    tables = c.init_index[c.init_round[round_no]]
+    out = np.empty((c.units, m), dtype=np.int32)
+    for u in range(c.units):
+        out[u] = sample(c.init, tables[u], rng.random(m))
+    return out
+
+
+def _initiative(c: Compiled, active: npt.NDArray[np.bool_], rng: np.random.Generator, round_no: int) -> tuple[Any, Any]:
+    """Order of action: the highest key first, equal keys in one slot, file order inside a slot.
+
+    Returns, per position (C, m), the combatant acting there and the first position of its slot. In
+    round 1 with first strike the order is looked up by the pattern of who rolled above whom."""
+    count, m = active.shape
+    drawn = unit_keys(c, round_no, rng, m)
+    keys = drawn[c.unit_of]
+    keys[~active] = 0  # below every rank: those down act in no slot
+    if round_no == 1 and c.first_round is not None:
+        units = drawn.shape[0]
+        code = np.zeros(m, dtype=np.int64)
+        for i in range(units):
+            above_i = sum((drawn[j] > drawn[i]).astype(np.int64) for j in range(units) if j != i)
+            code += above_i * units**i
+        return c.first_round[code, 0].T, c.first_round[code, 1].T
+    if count > PAIRWISE_LIMIT:
+        return order_by_sorting(keys)
+    return order_pairwise(keys)
+
+
+def order_pairwise(keys: Any) -> tuple[Any, Any]:
+    """Per fight (columns of `keys`): who acts at each position, and the first position of its slot."""
+    count, m = keys.shape
+    above = np.zeros((count, m), dtype=np.int32)  # how many have a higher key: the slot's first position
+    position = np.zeros((count, m), dtype=np.int32)
+    for i in range(count):
+        for j in range(count):
+            if i != j:
+                above[i] += keys[j] > keys[i]
+                if j < i:
+                    position[i] += keys[j] == keys[i]
+    position += above  # and how many act before it (file order inside a slot)
+    actor_at = np.empty((count, m), dtype=np.int32)
+    first = np.empty((count, m), dtype=np.int32)
+    rows = np.arange(m, dtype=np.int32)
+    flat_actor, flat_first = actor_at.reshape(-1), first.reshape(-1)
+    for i in range(count):
+        spot = position[i] * m + rows
+        flat_actor[spot] = i
+        flat_first[spot] = above[i]
+    return actor_at, first
+
+
+def order_by_sorting(keys: Any) -> tuple[Any, Any]:
+    """The same order as the pairwise count, by a stable sort of each fight's keys (many combatants)."""
+    count, m = keys.shape
+    by_fight = np.ascontiguousarray(keys.T)
+    perm = np.argsort(-by_fight, axis=1, kind="stable")
+    ranked = np.take_along_axis(by_fight, perm, axis=1)
+    first = np.zeros((m, count), dtype=np.int64)
+    starts = np.where(ranked[:, 1:] != ranked[:, :-1], np.arange(1, count), 0)
+    first[:, 1:] = np.maximum.accumulate(starts, axis=1)
+    return np.ascontiguousarray(perm.T), np.ascontiguousarray(first.T)
+
+
+def dead_code(c: Compiled) -> int:
+    """The status code of the dead (-1: nobody can die here), for the survival count."""
+    return c.status_names.index(hit_points.DEAD) if hit_points.DEAD in c.status_names else -1
+
+
+def _count_finished(tally: Tally, c: Compiled, hp: Any, code: Any, verdict: IntArray, round_no: int) -> None:
+    """Add finished fights (columns) to the tally; `verdict` as in :func:`procedures.end_table`."""
+    sides = len(c.sides)
+    tally.rounds[round_no] += hp.shape[1]
+    tally.wins += np.bincount(verdict[verdict < sides], minlength=sides)
+    tally.draws += int((verdict == sides).sum())
+    tally.round_limit += int((verdict == sides + 1).sum())
+    tally.survived += (code != dead_code(c)).sum(axis=1)
+    tally.standing += (code == 0).sum(axis=1)
+    tally.hp_left += np.maximum(hp, 0).sum(axis=1)
