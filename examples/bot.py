@@ -68,7 +68,9 @@ class Bot:
         who, verb, rest = line.partition(" attacks ")
         if verb:
             return self.account(self.fight.act(self.attack(who.strip(), rest), dice))
-        return f"unknown command {word!r}; try: begin, roll, attack, wait, end, undo, odds, dice, legal, status"
+        return (
+            f"unknown command {word!r}; try: begin, roll, attack, wait, end, undo, odds, dice, legal, status"
+        )
 
     # --- pieces ----------------------------------------------------------------------------------
 

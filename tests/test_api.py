@@ -6,6 +6,8 @@ ODD-MELEE-2 (to hit and damage), ODD-ATK-2, ODD-HP-1 (damage and death), ODD-ROU
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import os
 import subprocess
 import sys
@@ -127,12 +129,28 @@ def test_a_die_outside_its_faces_is_refused_and_the_fight_left_as_it_was() -> No
         fight.start_round(dice=8)  # type: ignore[arg-type]
 
 
+def test_dice_left_over_are_refused_and_the_step_not_taken() -> None:
+    fight = at_first_action()
+    before = fight.events
+    with pytest.raises(DiceError, match="this step used 1 of the 2 dice given"):
+        fight.act(AXE, dice=[3, 6])  # a miss asks for no damage die
+    with pytest.raises(DiceError, match="this step used 1 of the 3 dice given"):
+        fight.act(AXE, dice="3 6 1")
+    assert fight.events == before and fight.current == "Angthar"
+    assert [d.value for d in fight.act(AXE, dice=[3]).dice] == [3]
+    fight.undo()
+    extra = ScriptedDice([3, 6])  # a dice source of one's own is used as it is
+    fight.act(AXE, dice=extra)
+    assert extra.remaining == 1
+
+
 def test_the_wrong_turn_and_unknown_names_are_one_line_errors() -> None:
     fight = at_first_action()
     with pytest.raises(IllegalActionError, match="it is Angthar's turn, not Goblin's"):
         fight.act(Attack("Goblin", target="Angthar"))
     for call in (
         lambda: fight.act(Attack("Nobody", target="Goblin")),
+        lambda: fight.act(Attack("Angthar", target="Nobody")),
         lambda: fight.combatant("Nobody"),
         lambda: fight.legal_actions("Nobody"),
         lambda: fight.odds(Attack("Nobody", target="Goblin")),
@@ -264,6 +282,16 @@ def test_a_round_too_long_to_walk_still_lists_its_dice() -> None:
     assert [(r.sides, r.purpose) for r in needed if r.always] == [(d.sides, d.purpose) for d in step.dice]
 
 
+def test_the_lowest_and_highest_rolls_stand_in_for_a_walk_too_long() -> None:
+    from referee.api import _extremes
+
+    def attack(dice: DiceSource) -> int:
+        face = dice.roll(20, "attack")
+        return face + (dice.roll(8, "damage") if face == 20 else 0)
+
+    assert _extremes(attack) == [DieRequest(0, 20, "attack", True), DieRequest(1, 8, "damage", False)]
+
+
 # --- odds, accounts ------------------------------------------------------------------------------------
 
 
@@ -300,6 +328,15 @@ def test_a_step_prints_through_rich() -> None:
     assert "initiative: Angthar > Goblin [ODD-INIT-1] (d10=8, d10=3)" in console.export_text()
 
 
+def test_a_fight_says_where_it_stands() -> None:
+    fight = duel()
+    assert repr(fight) == "<Fight 'Angthar and one goblin', round 0, next: begin>"
+    fight.begin()
+    fight.start_round(dice=[8, 3])
+    assert repr(fight) == "<Fight 'Angthar and one goblin', round 1, next: Angthar's action>"
+    assert fight.setup.name == "Angthar and one goblin" and fight.state.round == 1
+
+
 def test_a_snapshot_does_not_follow_the_fight() -> None:
     fight = at_first_action()
     goblin = fight.combatant("Goblin")
@@ -310,8 +347,24 @@ def test_a_snapshot_does_not_follow_the_fight() -> None:
 
 def test_describe_names_what_differs_from_the_defaults() -> None:
     assert describe(AXE) == "attack Angthar → Goblin"
-    assert describe(Attack("Angthar", target="Goblin", weapon="unarmed")) == "attack Angthar → Goblin weapon=unarmed"
+    assert (
+        describe(Attack("Angthar", target="Goblin", weapon="unarmed"))
+        == "attack Angthar → Goblin weapon=unarmed"
+    )
     assert describe(Wait("Angthar")) == "wait Angthar"
+
+
+def test_the_module_examples_run() -> None:
+    import doctest
+
+    import referee.api
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert doctest.testmod(referee.api).failed == 0
+    finally:
+        os.chdir(cwd)
 
 
 # --- the package ---------------------------------------------------------------------------------------
@@ -321,7 +374,7 @@ def test_the_package_offers_the_public_names() -> None:
     assert referee.Fight is Fight and referee.Step is Step
     assert referee.Attack is Attack and referee.Wait is Wait
     assert referee.RandomDice is RandomDice and referee.ScriptedDice is ScriptedDice
-    from referee.engine.actions import ACTION_TYPES
+    from referee.engine.registry import ACTION_TYPES
     from referee.rules.ruleset import Ruleset
 
     assert referee.Ruleset is Ruleset
@@ -335,32 +388,45 @@ def test_the_package_offers_the_public_names() -> None:
 
 def test_importing_the_package_is_cheap() -> None:
     code = (
-        "import sys, referee; heavy = {'numpy', 'pydantic', 'rich', 'referee.engine', 'typing'} & set(sys.modules);"
+        "import sys, referee; heavy = {'numpy', 'pydantic', 'rich', 'yaml', 'referee.engine'} & set(sys.modules);"
         " print(sorted(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
+def run_bot(args: list[str], stdin: str = "") -> str:
+    """Run examples/bot.py's `main` in this process (it imports nothing but `referee`)."""
+    spec = importlib.util.spec_from_file_location("bot", ROOT / "examples" / "bot.py")
+    assert spec is not None and spec.loader is not None
+    bot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bot)
+    out, stdin_was, stdout_was = io.StringIO(), sys.stdin, sys.stdout
+    sys.stdin, sys.stdout = io.StringIO(stdin), out
+    try:
+        assert bot.main([str(DUEL), "--seed", "3", *args]) == 0
+    finally:
+        sys.stdin, sys.stdout = stdin_was, stdout_was
+    return out.getvalue()
+
+
 def test_the_bot_plays_the_duel() -> None:
-    commands = [
-        "begin",
-        "roll rolling 8 3",
-        "legal",
-        "odds Goblin",
-        "dice Goblin",
-        "Goblin attacks Angthar",
-        "attack Goblin with battle axe rolling 12 6",
-        "status",
-        "undo",
-        "attack Goblin as pummel rolling 20 2",
-        "fly",
-    ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "bot.py"), str(DUEL), "--seed", "3", *commands],
-        capture_output=True, text=True, check=True, cwd=ROOT, env=env,
-    ).stdout  # fmt: skip
+    out = run_bot(
+        [
+            "begin",
+            "roll rolling 8 3",
+            "legal",
+            "odds Goblin",
+            "dice Goblin",
+            "Goblin attacks Angthar",
+            "attack Goblin with battle axe rolling 12 6",
+            "status",
+            "undo",
+            "attack Goblin as pummel rolling 20 2",
+            "attack Goblin rolling x",
+            "fly",
+        ]
+    )
     assert "hit points: Angthar 30, Goblin 2 [ODD-HD-2] (d6=2)" in out
     assert "initiative: Angthar > Goblin [ODD-INIT-1] (d10=8, d10=3)" in out
     assert "attack Angthar → Goblin weapon=battle axe" in out
@@ -369,14 +435,19 @@ def test_the_bot_plays_the_duel() -> None:
     assert "error: it is Angthar's turn, not Goblin's" in out
     assert "Goblin is dead [ODD-HP-1]" in out and "Goblin (Goblins): -5/2 hp, dead" in out
     assert "took back:" in out and "subdual" in out and "[ODD-PUMMEL-1]" in out
+    assert "error: 'x' is not a die's face" in out
     assert "unknown command 'fly'" in out
 
 
 def test_the_bot_reads_commands_from_stdin_and_answers_in_markdown() -> None:
+    out = run_bot(["--markdown"], stdin="begin\nroll rolling 8 3\nattack Goblin rolling 12 6\n")
+    assert "- **Goblin is dead** `ODD-HP-1`" in out
+
+
+def test_the_bot_runs_as_a_script() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     out = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "bot.py"), str(DUEL), "--seed", "3", "--markdown"],
-        input="begin\nroll rolling 8 3\nattack Goblin rolling 12 6\n",
+        [sys.executable, str(ROOT / "examples" / "bot.py"), str(DUEL), "--seed", "3", "begin"],
         capture_output=True, text=True, check=True, cwd=ROOT, env=env,
     ).stdout  # fmt: skip
-    assert "- **Goblin is dead** `ODD-HP-1`" in out
+    assert out.startswith("hit points: Angthar 30, Goblin 2 [ODD-HD-2]")

@@ -23,6 +23,7 @@ from referee.engine.fight import Fight
 from referee.engine.resolve import plan_declared_attack, resolve
 from referee.engine.state import FightState
 from referee.files import Setup
+from referee.odds import attack as odds_attack
 from referee.rules import registry
 from referee.rules.context import AttackForm
 
@@ -472,9 +473,10 @@ def test_the_fight_model_refuses_steered_choices(monkeypatch: pytest.MonkeyPatch
         odds.fight_odds(setup)
 
 
-def test_too_many_hit_dice_are_refused_not_truncated() -> None:
-    # rule: ODD-HD-2 (hit dice rolled at set-up): 7d8 is 2,097,152 sequences, over the enumeration limit
+def test_too_many_hit_dice_are_refused_not_truncated(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-HD-2 (hit dice rolled at set-up): 4d8 is 4,096 sequences, over a limit of 1,000
+    monkeypatch.setattr(odds_attack, "ENUMERATION_LIMIT", 1_000)
     data = angthar_data(goblin_hp=None)
-    data["sides"][1]["combatants"][0]["hit_dice"] = "7d8"
+    data["sides"][1]["combatants"][0]["hit_dice"] = "4d8"
     with pytest.raises(odds.OddsError, match="dice sequences"):
         odds.starting_hit_points(make_setup(data), "Goblin")

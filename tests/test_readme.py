@@ -1,7 +1,9 @@
-"""The README's promises: its Python example runs, its commands exist, its file example loads."""
+"""The README's promises: its Python examples run (and print what they show), its commands exist,
+its file example loads."""
 
 from __future__ import annotations
 
+import doctest
 import os
 import re
 
@@ -23,6 +25,27 @@ def test_python_example_runs() -> None:
     try:
         for block in blocks("python"):
             exec(compile(block, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+
+
+def test_from_python_session_prints_what_it_shows() -> None:
+    """The "From Python" section is a doctest: every `>>>` line's output is the real output."""
+    section = README.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    sessions = re.findall(r"```pycon\n(.*?)```", section, flags=re.S)
+    assert sessions and "referee.Fight" in sessions[0]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for index, session in enumerate(sessions):
+            test = doctest.DocTestParser().get_doctest(
+                session, {}, f"README.md session {index + 1}", "README.md", 0
+            )
+            runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+            report: list[str] = []
+            runner.run(test, out=report.append)
+            assert runner.failures == 0, "".join(report)
+            assert runner.tries > 10
     finally:
         os.chdir(cwd)
 

@@ -38,10 +38,11 @@ if TYPE_CHECKING:
     from referee.chance import DieRequest
     from referee.dice import DiceSource, RandomDice, ScriptedDice
     from referee.engine.actions import Action, Attack, Wait
-    from referee.files import Setup, load_encounter
+    from referee.files import load_encounter
     from referee.odds import ActionOdds
     from referee.rules.context import AttackForm
     from referee.rules.ruleset import Ruleset
+    from referee.setup import Setup
 
 # name → the module it comes from, imported when the name is first asked for
 _LAZY = {
@@ -56,7 +57,7 @@ _LAZY = {
     "Action": "referee.engine.actions",
     "Attack": "referee.engine.actions",
     "Wait": "referee.engine.actions",
-    "Setup": "referee.files",
+    "Setup": "referee.setup",
     "load_encounter": "referee.files",
     "ActionOdds": "referee.odds",
     "Ruleset": "referee.rules.ruleset",
@@ -80,15 +81,15 @@ def __dir__() -> list[str]:
 
 
 def _registered_action(name: str) -> type[Action] | None:
-    """An action class the engine's registry holds, by its class name (Charge, Move, Withdraw...)."""
+    """An action class the engine's registry (:mod:`referee.engine.registry`) lists, by its class name
+    (Charge, Move, Withdraw...)."""
     if not name[:1].isupper():
         return None
     return _action_classes().get(name)
 
 
 def _action_classes() -> dict[str, type[Action]]:
-    importlib.import_module("referee.engine.fight")  # loads the rules, which register their actions
-    registry = importlib.import_module("referee.engine.actions").ACTION_TYPES
+    registry = importlib.import_module("referee.engine.registry").ACTION_TYPES  # the engine's one list
     return {cls.__name__: cls for cls in registry.values()}
 
 

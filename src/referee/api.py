@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from referee import render
 from referee.chance import DieRequest, PrefixDice, TooManyOutcomes, dice_requests
 from referee.dice import DiceSource, DieRoll, RandomDice, ScriptedDice, parse_script
-from referee.engine.actions import Action
+from referee.engine.actions import Action, Attack
 from referee.engine.events import Event
 from referee.engine.fight import Fight as EngineFight
 from referee.engine.registry import ACTION_TYPES
@@ -42,8 +42,6 @@ if TYPE_CHECKING:
 # The dice a step may be given: None (the fight's own seeded dice), faces in the order the engine asks
 # for them (None in the list: roll that one), a text such as "12,6", or any dice source.
 Dice = DiceSource | Sequence[int | None] | str | None
-
-STEPS = ("begin", "round", "action", "end_round")
 
 # Action fields the facade knows how to fill when it lists the actions legal now; any other field
 # keeps its default. Which filled-in action the rules accept is left to the engine.
@@ -98,7 +96,8 @@ class Step:
 
     def __repr__(self) -> str:
         who = f" by {self.action.actor}" if self.action is not None else ""
-        return f"<Step {self.kind}{who}, round {self.round}: {len(self.events)} events>"
+        count = len(self.events)
+        return f"<Step {self.kind}{who}, round {self.round}: {count} event{'' if count == 1 else 's'}>"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -142,6 +141,10 @@ class Fight:
     def from_file(cls, path: str | Path, *, seed: int | None = None) -> Fight:
         """Load an encounter file (:func:`referee.files.load_encounter`) and start its fight."""
         return cls(load_encounter(path), seed=seed)
+
+    def __repr__(self) -> str:
+        need = f"{self.current}'s action" if self.needs == "action" else self.needs
+        return f"<Fight {self.setup.name!r}, round {self.round}, next: {need}>"
 
     # --- where the fight stands ----------------------------------------------------------------------
 
@@ -217,15 +220,21 @@ class Fight:
     def take(self, step: str, dice: Dice = None, action: Action | None = None) -> Step:
         """Take a named step (``begin``, ``round``, ``action`` with `action`, ``end_round``).
 
-        A step is whole or nothing: if the rules refuse it, or a die is outside its faces, the fight
-        is left as it was and the one-line error is raised.
+        A step is whole or nothing: if the rules refuse it, a die is outside its faces, or faces given
+        as a list are left over (the referee and the engine disagree on the order of the dice), the
+        fight is left as it was and the one-line error is raised.
         """
         if action is not None:
             self._known(action.actor)
         source = self._source(dice)
+        scripted = source if isinstance(source, ScriptedDice) and isinstance(dice, str | Sequence) else None
+        given = scripted.remaining if scripted is not None else 0  # faces given as a list or a text
         before = len(self._engine.events)
         try:
             self._engine.take(step, source, action)
+            if scripted is not None and scripted.remaining:
+                used = given - scripted.remaining
+                raise DiceError(f"this step used {used} of the {given} dice given; remove the extra ones")
         except BaseException:
             self._engine.truncate(before)  # a step the engine began but could not finish
             raise
@@ -361,8 +370,6 @@ class Fight:
 
 def _attack_forms() -> list[Any]:
     """The attack forms the `form` field of an attack takes (read from the field's declared type)."""
-    from referee.engine.actions import Attack
-
     hint = _hints(Attack).get("form")
     for arg in getattr(hint, "__args__", ()):
         if isinstance(arg, type) and issubclass(arg, Enum):
@@ -394,7 +401,7 @@ def _extremes(run: Callable[[DiceSource], object]) -> list[DieRequest]:
     """The dice of the lowest and the highest rolls of a step (for steps too long to walk)."""
     low = PrefixDice([])
     run(low)
-    faces: list[int] = []
+    faces: list[int] = []  # the highest face of each die asked so far
     high = PrefixDice(faces)
     for _ in range(64):  # raise every die to its highest face until no new die appears
         high = PrefixDice(faces)

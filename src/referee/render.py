@@ -128,7 +128,7 @@ def _escape(text: str) -> str:
 
 
 def _markdown_escape(text: str) -> str:
-    for char in "\\`*_[]<>#|":
+    for char in "\\`*_[]":  # what could start emphasis, code or a link inside a line
         text = text.replace(char, "\\" + char)
     return text
 

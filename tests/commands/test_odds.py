@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.conftest import angthar_data, referee
+from tests.conftest import EXAMPLES, angthar_data, referee
 
 from referee.cli import main
 
@@ -102,3 +102,18 @@ def test_a_fight_over_the_bound_points_to_the_simulator(
     out = referee_here(monkeypatch, capsys, "odds", write(tmp_path, angthar_data(goblins=5)), "--fight")
     assert out.returncode == 2
     assert "referee sim" in out.stderr
+
+
+def test_the_house_rules_duel_is_answered_and_a_grapple_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # rule: MF-FUMBLE-2: the preset's free attack back after a fumble is carried by the exact odds;
+    # a grapple (a condition, ODD-GRAP-1) is not, and the refusal says why in one line
+    out = referee_here(
+        monkeypatch, capsys, "odds", str(EXAMPLES / "house_rules_duel.yaml"), "--fight", "--json"
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["wins"]["Village"] == pytest.approx(0.750045, abs=1e-6)
+    out = referee_here(monkeypatch, capsys, "odds", str(EXAMPLES / "grapple.yaml"), "--fight")
+    assert out.returncode == 2
+    assert "grappled" in out.stderr and "referee sim" in out.stderr and out.stderr.count("\n") == 1

@@ -1,4 +1,5 @@
-"""ODD actions and maneuver hooks in the fight (src/referee.engine.odd_actions.py), with scripted dice."""
+"""ODD actions and maneuver hooks in the fight (src/referee/engine/odd_actions.py, moves.py, odd_hooks.py,
+odd_tactics.py), with scripted dice."""
 
 from __future__ import annotations
 
@@ -13,19 +14,16 @@ from referee.engine import tactics
 from referee.engine.actions import Attack, action_from_dict
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
+from referee.engine.moves import Charge, Move, MoveAttack, declare_charge
 from referee.engine.odd_actions import (
     ODD_ACTION_KINDS,
     CastSpell,
-    Charge,
     CheckedAttack,
     DefensiveManeuver,
     ExtraAction,
-    Move,
-    MoveAttack,
     QuickAct,
     UseAbility,
     UseItem,
-    declare_charge,
 )
 from referee.errors import IllegalActionError
 from referee.rules.context import AttackForm

@@ -13,6 +13,7 @@ import pytest
 from referee.checks import Modifier
 from referee.dice import ScriptedDice
 from referee.engine.actions import Attack, action_from_dict
+from referee.engine.conditions import ApplyCondition, RemoveCondition
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.engine.resolve import attack_context, resolve
@@ -22,8 +23,6 @@ from referee.errors import EncounterFileError, IllegalActionError
 from referee.files import setup_from_data
 from referee.rules import conditions
 from referee.rules.conditions import (
-    ApplyCondition,
-    RemoveCondition,
     backstab_multiplier,
     bind_segments,
     blind_spell_allowed,

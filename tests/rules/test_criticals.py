@@ -17,12 +17,13 @@ from referee.dice import ScriptedDice
 from referee.engine.actions import Attack
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
+from referee.engine.fumbles import wake_events
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
 from referee.rules.attack import critical_bonus
 from referee.rules.context import Situation
-from referee.rules.criticals import confirmation_chance, wake_events
+from referee.rules.criticals import confirmation_chance
 
 
 def started(data: dict[str, Any], initiative: list[int] | None = None) -> Fight:

@@ -12,21 +12,15 @@ from referee.dice import RandomDice, ScriptedDice
 from referee.engine.actions import Attack, Wait
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
+from referee.engine.house import Escape, ResetGarrotte, rest_events
 from referee.engine.resolve import attack_context, resolve
 from referee.engine.state import Condition, FightState
 from referee.engine.tactics import choose_action
+from referee.engine.withdrawal import Withdraw
 from referee.errors import IllegalActionError
 from referee.rules.attack import plan_attack
 from referee.rules.context import AttackForm, Situation
-from referee.rules.house import (
-    Escape,
-    ResetGarrotte,
-    Withdraw,
-    armour_recovery,
-    attacks_allowed,
-    can_move,
-    rest_events,
-)
+from referee.rules.house import armour_recovery, attacks_allowed, can_move
 from referee.rules.ruleset import Ruleset
 
 

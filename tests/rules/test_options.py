@@ -86,7 +86,9 @@ def test_a_wrong_value_is_refused_naming_the_option_and_its_variants() -> None:
         OptionError, match="option 'critical_hits' has no variant 'always'; choose one of: none,"
     ):
         Ruleset().with_options(critical_hits="always")
-    with pytest.raises(OptionError, match="option 'critical_hits' has no variant 'none'"):
+    with pytest.raises(
+        OptionError, match=r"option 'critical_hits' takes a CriticalHits \(none, .*\), not Fumbles.NONE"
+    ):
         Ruleset().with_options(critical_hits=Fumbles.NONE)  # a member of another option's enum
     with pytest.raises(OptionError, match="option 'knockout' has no variant 'maybe'; choose one of: off, on"):
         Ruleset().with_options(knockout="maybe")

@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.engine.events import Event, EventType, event
-from referee.engine.resolve import (
-    damage_events,
-)
+from referee.engine.resolve import damage_events
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 

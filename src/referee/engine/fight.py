@@ -19,7 +19,6 @@ from referee.engine.registry import START_OF_ROUND as START_OF_ROUND
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
-from referee.model import Combatant
 from referee.rules import hit_points, initiative, surprise, turns
 from referee.setup import Setup
 
@@ -264,15 +263,6 @@ class Fight:
         return FightResult(
             self.state.winner, self.state.round, self.state.snapshot()["combatants"], self.events
         )
-
-
-def roll_initiative(
-    setup: Setup, active: list[Combatant], number: int, tape: DiceSource
-) -> tuple[list[list[str]], dict[str, int], list[dict[str, str]], str]:
-    """Round `number`'s order (slots, rolls, first-strike moves, rule): :func:`rules.initiative.roll_initiative`
-    for a setup, kept for older callers."""
-    found = initiative.roll_initiative(setup.ruleset, active, setup.sides, number, tape)
-    return found.order, found.rolls, found.first_strike, found.rule
 
 
 @dataclass(frozen=True)

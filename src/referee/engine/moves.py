@@ -11,16 +11,9 @@ from typing import ClassVar
 
 from referee.dice import DiceSource
 from referee.engine.action_support import action_event, actor_state
-from referee.engine.actions import (
-    Action,
-    Attack,
-)
+from referee.engine.actions import Action, Attack
 from referee.engine.events import Event, EventType, event
-from referee.engine.resolve import (
-    AttackOutcome,
-    attack_context,
-    attack_events,
-)
+from referee.engine.resolve import AttackOutcome, attack_context, attack_events
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.rules import movement

@@ -7,7 +7,7 @@
   damage the action applies as stated.
 
 Moving and charging (:class:`Move`, :class:`MoveAttack`, :class:`Charge`, :func:`declare_charge`) are
-:mod:`referee.engine.moves`, re-exported here; the maneuver and missile hooks :mod:`referee.engine.odd_hooks`;
+:mod:`referee.engine.moves`; the maneuver and missile hooks :mod:`referee.engine.odd_hooks`;
 the choices of unsteered combatants :mod:`referee.engine.odd_tactics`.
 """
 
@@ -21,18 +21,9 @@ from typing import Any, ClassVar
 from referee.checks import Check, Compare, Modifier
 from referee.dice import DiceSource, DiceTape
 from referee.engine.action_support import action_event, actor_state, no_movement, referee_effect
-from referee.engine.actions import (
-    Action,
-    Attack,
-    action_from_dict,
-)
+from referee.engine.actions import Action, Attack, action_from_dict
 from referee.engine.events import Event, EventType, event
-from referee.engine.moves import Charge, Move, MoveAttack, declare_charge  # re-exported: their old home
-from referee.engine.resolve import (
-    attack_context,
-    attack_events,
-    resolve,
-)
+from referee.engine.resolve import attack_context, attack_events, resolve
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.rules import movement
@@ -399,14 +390,10 @@ ODD_ACTION_KINDS: dict[str, str] = {  # ODD-ACT-1: the five kinds of combat acti
 __all__ = [
     "ODD_ACTION_KINDS",
     "CastSpell",
-    "Charge",
     "CheckedAttack",
     "DefensiveManeuver",
     "ExtraAction",
-    "Move",
-    "MoveAttack",
     "QuickAct",
     "UseAbility",
     "UseItem",
-    "declare_charge",
 ]

@@ -10,10 +10,7 @@ from dataclasses import replace
 from referee.checks import Modifier
 from referee.dice import DiceSource
 from referee.engine.events import Event, EventType, event
-from referee.engine.resolve import (
-    AttackOutcome,
-    attack_events,
-)
+from referee.engine.resolve import AttackOutcome, attack_events
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.model import Weapon

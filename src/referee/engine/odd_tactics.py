@@ -8,18 +8,11 @@ from dataclasses import replace
 
 from referee.dice import DiceSource
 from referee.engine import tactics
-from referee.engine.actions import (
-    Action,
-    Attack,
-    Wait,
-    situation_from_dict,
-)
+from referee.engine.actions import Action, Attack, Wait, situation_from_dict
 from referee.engine.events import Event
 from referee.engine.moves import Charge, Move, MoveAttack, charge_distance, declare_charge, moved_copy
 from referee.engine.odd_actions import CastSpell
-from referee.engine.resolve import (
-    attack_context,
-)
+from referee.engine.resolve import attack_context
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.rules import movement

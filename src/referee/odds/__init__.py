@@ -27,7 +27,7 @@ from referee.odds.attack import (
     plan_odds,
 )
 from referee.odds.chain import FLOAT_CUTOFF, MAX_CELLS, MAX_FIGHTERS, FightOdds, fight_odds
-from referee.odds.dice import dice_die, die_fractions, natural_die
+from referee.odds.dice import dice_die, die_fractions
 from referee.odds.encounter import encounter_action_odds, opening_state, starting_hit_points
 from referee.odds.errors import OddsError
 
@@ -48,7 +48,6 @@ __all__ = [
     "encounter_action_odds",
     "fight_odds",
     "hit_damage",
-    "natural_die",
     "opening_state",
     "plan_odds",
     "starting_hit_points",

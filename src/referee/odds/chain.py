@@ -26,6 +26,7 @@ from referee.odds.encounter import starting_hit_points
 from referee.odds.errors import OddsError
 from referee.odds.plans import SIM, Array, Attacks, Groups, check_round_hooks, compile_attacks
 from referee.rules import initiative, turns
+from referee.rules.ruleset import Ruleset
 
 MAX_FIGHTERS = 4  # combatants in a fight whose exact odds we compute
 MAX_CELLS = 100_000  # states within a round: hit-point combinations × counts of attackers so far
@@ -87,6 +88,9 @@ class _Chain:
     orders: dict[Any, _Orders] = field(default_factory=dict)
     masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
     shifts: dict[tuple[int, int], Array] = field(default_factory=dict)
+    unit_rolls: dict[tuple[str, tuple[str, ...], int], list[tuple[initiative.UnitRoll, Fraction]]] = field(
+        default_factory=dict
+    )
     exact: bool = False
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
@@ -212,7 +216,7 @@ def _orders(chain: _Chain, active: frozenset[int], number: int) -> _Orders:
     by_name = {c.name: c for c in specs}
     units = initiative.initiative_units(ruleset, specs, setup.sides)
     members = initiative.members_of_units(ruleset, specs, setup.sides)
-    per_unit = [_unit_rolls(ruleset, unit, [by_name[n] for n in members[unit]], number) for unit in units]
+    per_unit = [_unit_rolls(chain, unit, [by_name[n] for n in members[unit]], number) for unit in units]
     first_strike = number == 1 and ruleset.is_on("first_strike_reach_size")
     key = (active, first_strike, tuple(tuple((r.key, p) for r, p in rolls) for rolls in per_unit))
     if key not in chain.orders:
@@ -221,19 +225,28 @@ def _orders(chain: _Chain, active: frozenset[int], number: int) -> _Orders:
             slots = initiative.order_from_rolls(ruleset, [r for r, _ in combo], members)
             if first_strike:
                 slots = initiative.apply_first_strike(slots, by_name)[0]
-            p = Fraction(1)
+            p: Any = Fraction(1) if chain.exact else 1.0
             for _, q in combo:
-                p *= q
-            indexed = tuple(tuple(chain.names.index(n) for n in slot) for slot in slots)
-            trie.add(indexed, p if chain.exact else float(p))
+                p *= q if chain.exact else float(q)
+            trie.add(tuple(tuple(chain.names.index(n) for n in slot) for slot in slots), p)
         chain.orders[key] = trie
     return chain.orders[key]
 
 
 def _unit_rolls(
-    ruleset: Any, unit: str, members: list[Combatant], number: int
+    chain: _Chain, unit: str, members: list[Combatant], number: int
 ) -> list[tuple[initiative.UnitRoll, Fraction]]:
-    """One unit's initiative over every face, grouped by sort key (a representative roll each)."""
+    """One unit's initiative in round `number` over every face, grouped by sort key (a representative
+    roll each); cached per unit, members and round."""
+    key = (unit, tuple(c.name for c in members), number)
+    if key not in chain.unit_rolls:
+        chain.unit_rolls[key] = _roll_every_face(chain.setup.ruleset, unit, members, number)
+    return chain.unit_rolls[key]
+
+
+def _roll_every_face(
+    ruleset: Ruleset, unit: str, members: list[Combatant], number: int
+) -> list[tuple[initiative.UnitRoll, Fraction]]:
     seen: dict[tuple[int, ...], initiative.UnitRoll] = {}
 
     def key_of(dice: DiceSource) -> tuple[int, ...]:

@@ -1,8 +1,8 @@
 """The fast path for pure sums: the exact distribution of a dice expression, from icepool.
 
-Only the sum of a plain damage expression (and the natural of a check, for display) is computed here;
-every procedure around the dice (the attack roll, confirmations, hit points, initiative) is enumerated
-from the engine's own code through :func:`referee.chance.distribution`.
+Only the sum of a plain damage expression is computed here; every procedure around the dice (the attack
+roll, confirmations, hit points, initiative) is enumerated from the engine's own code through
+:func:`referee.chance.distribution`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Any
 
 import icepool
 
-from referee.checks import Check, Keep
 from referee.dice import DiceGroup, parse_dice
 
 with warnings.catch_warnings():
@@ -66,15 +65,3 @@ def _die_of(node: Any, groups: Iterator[DiceGroup]) -> icepool.Die[int]:
 def die_fractions(die: icepool.Die[int]) -> dict[int, Fraction]:
     total = die.denominator()
     return {int(outcome): Fraction(quantity, total) for outcome, quantity in die.items()}
-
-
-def natural_die(check: Check) -> icepool.Die[int] | None:
-    """The natural result of a check's roll: one die, 2d20 keep highest / lowest (GAP-ADV), or a sum."""
-    if check.automatic is not None:
-        return None
-    die = icepool.d(check.sides)
-    if check.keep is Keep.HIGHEST:
-        return die.highest(2)
-    if check.keep is Keep.LOWEST:
-        return die.lowest(2)
-    return check.count @ die

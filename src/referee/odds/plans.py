@@ -76,8 +76,6 @@ def _choice(
     plan = engine.plan_declared_attack(state, action)[1]
     if plan.damage.subdual or plan.damage.knockout:
         raise OddsError(f"{name}'s attack deals subdual or knock-out damage; {SIM}")
-    if plan.deflection_used:
-        raise OddsError(f"{name}'s attack on {target} spends shield deflections (DAC-DEFL-3); {SIM}")
     return state, action, plan
 
 
@@ -110,6 +108,7 @@ def compile_attacks(
     ]
     memo: dict[tuple[str, str, int], dict[outcomes.Outcome, Fraction] | None] = {}
     raw: dict[tuple[int, int], list[dict[outcomes.Outcome, Fraction] | None]] = {}
+    deflected: list[tuple[int, int]] = []  # attacks that spend the target's shield deflections
     for a, name in enumerate(names):
         for t, target in enumerate(names):
             if sides[a] == sides[t]:
@@ -124,6 +123,8 @@ def compile_attacks(
                 raise OddsError(
                     f"{name}'s attack on {target} depends on whether {target} attacked first this round; {SIM}"
                 )
+            if first is not None and first[2].deflection_used:
+                deflected.append((a, t))
             per_count = []
             for k in range(min(MAX_EARLIER, len(others)) + 1):
                 key = (kinds[a], kinds[t], k)
@@ -142,6 +143,7 @@ def compile_attacks(
                 f"{names[a]} can be struck back (MF-FUMBLE-2) and its armour class depends on how many"
                 f" attacked it this round: the chain counts attacks, not attackers; {SIM}"
             )
+    _check_deflections(deflected, raw, names, sides)
     attacks = Attacks({}, caps)
     for (a, t), per_count in raw.items():
         tables = [None if d is None else _groups(d, size[t], exact) for d in per_count]
@@ -150,6 +152,24 @@ def compile_attacks(
             attacks.kernels[(a, t)] = tables
     _target_masks(attacks, names, sides, size)
     return attacks
+
+
+def _check_deflections(
+    deflected: list[tuple[int, int]],
+    raw: Mapping[tuple[int, int], list[dict[outcomes.Outcome, Fraction] | None]],
+    names: list[str],
+    sides: list[int],
+) -> None:
+    """DAC-DEFL-3: a shield's deflections are spent per round (GAP-SHIELD-USES), state the chain does not
+    carry. Exact only where the target meets one attack a round: one enemy, who is never struck back."""
+    for a, t in deflected:
+        enemies = [i for i in range(len(names)) if sides[i] != sides[t]]
+        struck_back = any(back for dist in raw.get((t, a), []) if dist for (_dt, _da, back) in dist)
+        if len(enemies) > 1 or struck_back:
+            raise OddsError(
+                f"{names[a]}'s attack on {names[t]} spends shield deflections (DAC-DEFL-3) that other"
+                f" attacks this round would find spent; {SIM}"
+            )
 
 
 def _groups(dist: Mapping[outcomes.Outcome, Fraction], size: int, exact: bool) -> Groups:
@@ -216,5 +236,8 @@ def check_round_hooks(setup: Setup) -> None:
 def _acts(hook: Callable[[FightState, DiceSource], list[Any]], state: FightState) -> bool:
     """Whether a round hook asks for a die or returns an event (with every die at 1)."""
     acted: list[bool] = []
-    asked = chance.dice_requests(lambda dice: acted.append(bool(hook(state, dice))))
+    try:
+        asked = chance.dice_requests(lambda dice: acted.append(bool(hook(state, dice))))
+    except chance.TooManyOutcomes:
+        return True
     return bool(asked) or any(acted)

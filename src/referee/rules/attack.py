@@ -102,7 +102,7 @@ class AttackPlan:
 
 
 def plan_attack(ctx: AttackContext) -> AttackPlan:
-    """Build the whole attack from the registered rules. Raises IllegalActionError if it cannot be made."""
+    """Build the whole attack from the rules of rules/registry.py; IllegalActionError if it cannot be made."""
     from referee.rules import hooks
 
     hooks.check_allowed(ctx)

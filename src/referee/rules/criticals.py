@@ -2,8 +2,8 @@
 modifiers of the miscellaneous-factors seed (MF-*), and the fumble side of the house rules (HR-FUMBLE-1).
 
 The core rolls what a natural 1 or 20 means (options `natural_rolls`, `critical_hits`, `fumbles`:
-:func:`referee.engine.resolve.roll_attack`) and the critical damage (MF-CRIT-1, MF-CRIT-2, GAP-CRIT-002:
-:func:`referee.engine.resolve.roll_damage`). This module adds what happens *after* a fumble
+:func:`referee.rules.attack_roll.roll_attack`) and the critical damage (MF-CRIT-1, MF-CRIT-2, GAP-CRIT-002:
+:func:`referee.rules.attack_roll.roll_damage`). This module adds what happens *after* a fumble
 (MF-FUMBLE-2, MF-FUMBLE-3, MF-FUMBLE-4: who, and the Luck save; the free attacks themselves are
 :mod:`referee.engine.fumbles`), knock-outs (MF-KO-1, MF-KO-2), the ambusher's advantage
 (MF-SURP-2), flanking and prone positions (MF-POS-1..3) and the ±1 scale and stacking of the referee's

@@ -75,7 +75,7 @@ def rate_factors(c: CombatantView) -> list[tuple[Fraction, str, str]]:
 
 def base_rate(c: CombatantView) -> int:
     """ODD-MOVE-1: the listed rate, reduced by the heaviest encumbrance condition (GAP-ENCUMBRANCE),
-    then by any registered rate rule (MOD-UW-2 underwater, MOD-COND-SLOWED)."""
+    then by any listed rate rule (MOD-UW-2 underwater, MOD-COND-SLOWED)."""
     factors = [f for name, f in ENCUMBRANCE.items() if c.has(name)]
     rate = c.spec.move
     if factors and rate:

@@ -82,7 +82,10 @@ class Option:
         for `on`/`off`. Anything else is refused, naming the option and its variants."""
         if isinstance(value, OptionValue):
             if not isinstance(value, self.kind):
-                raise self._refused(value)
+                raise OptionError(
+                    f"option {self.name!r} takes a {self.kind.__name__} ({', '.join(self.names)}),"
+                    f" not {type(value).__name__}.{value.name}"
+                )
             return value
         if isinstance(value, bool):
             value = "on" if value else "off"  # YAML reads `on`/`off` as booleans

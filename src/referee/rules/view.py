@@ -11,12 +11,13 @@ uses, armour damage, ODD-AC-SHIELD, DAC-DEFL-1..5, HR-ARMDMG-1) is named here, s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from referee.model import Combatant
 from referee.rules.ruleset import Ruleset
 
 
+@runtime_checkable
 class ConditionView(Protocol):
     """A condition on a combatant: it ends at the end of round `until_round` (None: until removed)."""
 
@@ -30,6 +31,7 @@ class ConditionView(Protocol):
     def data(self) -> Mapping[str, Any]: ...
 
 
+@runtime_checkable
 class SetupView(Protocol):
     """What is fixed before the first die: the ruleset, the combatants and the encounter's defaults."""
 
@@ -45,6 +47,7 @@ class SetupView(Protocol):
     def environment(self) -> Mapping[str, Any]: ...
 
 
+@runtime_checkable
 class CombatantView(Protocol):
     """One combatant as the rules see it: its sheet (`spec`) and what the fight has done to it."""
 
@@ -89,6 +92,7 @@ class CombatantView(Protocol):
     def has(self, condition: str) -> bool: ...
 
 
+@runtime_checkable
 class FightView(Protocol):
     """Where a fight stands: the round, this round's order and rolls, and every combatant."""
 

@@ -36,6 +36,8 @@ STEPS = ("begin", "round", "action", "end_round")
 EXPORT_FORMAT = "referee-tracker/1"
 # Words a typed-dice field may use for "roll this one for me".
 ROLL_WORDS = {"", "?", "r", "roll", "-", "_"}
+MAX_FLOW_NESTING = 64
+OPENERS = frozenset(b"[{")
 
 
 def parse_typed_dice(typed: str | list[int | None] | None) -> list[int | None]:
@@ -113,6 +115,7 @@ def utf8(text: str, where: str) -> bytes:
 
 def encounter_data_from_bytes(raw: bytes, where: str) -> dict[str, Any]:
     """An uploaded or pasted encounter file (YAML or JSON: JSON is YAML), size-capped and safely parsed."""
+    _check_flow_nesting(raw, where)
     try:
         data = parse_yaml_bytes(raw, where)
     except ValueError as exc:  # e.g. an integer of more digits than Python converts (4,300)
@@ -122,6 +125,16 @@ def encounter_data_from_bytes(raw: bytes, where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise EncounterFileError(f"{where}: expected a mapping with `sides`, got {type(data).__name__}")
     return data
+
+
+def _check_flow_nesting(raw: bytes, where: str) -> None:
+    """Refuse brackets nested deeper than :data:`MAX_FLOW_NESTING` before the YAML parser, which takes seconds
+    per few thousand levels, sees them (an encounter nests a few levels; brackets inside quotes count too)."""
+    depth = 0
+    for char in re.sub(rb"[^\[\]{}]", b"", raw[: MAX_FILE_BYTES + 1]):
+        depth = depth + 1 if char in OPENERS else max(0, depth - 1)
+        if depth > MAX_FLOW_NESTING:
+            raise EncounterFileError(f"{where}: brackets nested deeper than {MAX_FLOW_NESTING} levels")
 
 
 def frozen_setup(

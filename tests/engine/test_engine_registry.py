@@ -1,0 +1,36 @@
+"""The one list of the engine's actions and hooks (src/referee/engine/registry.py)."""
+
+from __future__ import annotations
+
+from referee.engine import registry
+from referee.engine.actions import Action, action_from_dict
+
+
+def _all_actions(cls: type[Action]) -> set[type[Action]]:
+    found = set()
+    for sub in cls.__subclasses__():
+        if sub.__module__.startswith("referee."):
+            found |= {sub, *_all_actions(sub)}
+    return found
+
+
+def test_every_action_kind_has_one_resolver() -> None:
+    # rule: ODD-ACT-1: every kind of action the engine defines can be resolved and rebuilt from its dict
+    assert _all_actions(Action) == set(registry.RESOLVERS)
+    assert len(registry.ACTION_TYPES) == len(registry.RESOLVERS)
+    for kind, cls in registry.ACTION_TYPES.items():
+        assert cls.kind == kind
+        assert type(action_from_dict({"kind": kind, "actor": "Ann"})) is cls
+
+
+def test_hooks_are_listed_once() -> None:
+    for hooks in (
+        registry.AFTER_ATTACK, registry.AFTER_ACTION, registry.START_OF_ROUND, registry.END_OF_ROUND,
+        registry.OVERRIDES, registry.FORM_RULES, registry.RETARGET_RULES, registry.CAST_CHECKS,
+    ):  # fmt: skip
+        assert len(set(hooks)) == len(hooks)
+
+
+def test_a_creature_that_cannot_act_is_asked_first() -> None:
+    # rule: MOD-COND-STUN-1: an unsteered creature whose condition forbids acting waits, before any other choice
+    assert registry.OVERRIDES[0].__name__ == "unable_to_act"

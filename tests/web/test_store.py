@@ -1,0 +1,142 @@
+"""The tracker's database: a bad one is refused in one line at start; one that fails later is a JSON error."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from conftest import angthar_data
+from referee.web.app import Settings, create_app
+from referee.web.store import DatabaseUnusableError, Store
+
+
+def corrupt(path: Path) -> Path:
+    Store(path).new_session("*")
+    raw = bytearray(path.read_bytes())
+    raw[100:4000] = b"\xa5" * 3900  # the header survives, the first pages do not
+    path.write_bytes(bytes(raw))
+    for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        extra.unlink(missing_ok=True)
+    return path
+
+
+def text_file(path: Path) -> Path:
+    path.write_text("name: not a database\n" * 50)
+    return path
+
+
+def directory(path: Path) -> Path:
+    path.mkdir()
+    return path
+
+
+def other_programs(path: Path) -> Path:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+    return path
+
+
+def newer(path: Path) -> Path:
+    Store(path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value='99' WHERE key='schema'")
+    return path
+
+
+BAD = {
+    "corrupt": (corrupt, "damaged|not a database|malformed"),
+    "a text file": (text_file, "not a database"),
+    "a directory": (directory, "not a regular file"),
+    "a missing folder": (lambda p: p.parent / "nowhere" / "tracker.sqlite3", "does not exist"),
+    "/dev/null": (lambda p: Path("/dev/null"), "not a regular file"),
+    "another program's schema": (other_programs, "not a tracker database .*invoices"),
+    "a newer schema": (newer, "schema version 99"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_bad_database_is_refused_at_start(tmp_path: Path, case: str) -> None:
+    make, message = BAD[case]
+    path = make(tmp_path / "tracker.sqlite3")
+    with pytest.raises(DatabaseUnusableError, match=message) as info:
+        Store(path)
+    assert "\n" not in str(info.value)
+
+
+def read_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Open every connection read-only (as for a file the user may only read: root may write any file)."""
+
+    def open_read_only(self: Store) -> sqlite3.Connection:
+        return sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30, isolation_level=None)
+
+    monkeypatch.setattr(Store, "_open", open_read_only)
+
+
+def test_a_read_only_database_is_refused_at_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "tracker.sqlite3"
+    Store(path)
+    read_only(monkeypatch)
+    with pytest.raises(DatabaseUnusableError, match="readonly"):
+        Store(path)
+
+
+@pytest.mark.parametrize("case", ["a text file", "a directory", "a missing folder", "another program's schema"])
+def test_serve_refuses_a_bad_database_in_one_line(tmp_path: Path, case: str) -> None:
+    make, message = BAD[case]
+    path = make(tmp_path / "tracker.sqlite3")
+    command = [sys.executable, "-c", "from referee.cli import main; main()", "serve", "--db", str(path)]
+    done = subprocess.run([*command, "--port", "1"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def started(tmp_path: Path) -> tuple[TestClient, dict[str, str], str]:
+    app = create_app(Settings(db=tmp_path / "tracker.sqlite3"))
+    client = TestClient(app)
+    auth = {"Authorization": f"Bearer {app.state.store.admin_token()}"}
+    eid = client.post("/api/encounters", json={"data": angthar_data()}, headers=auth).json()["id"]
+    return client, auth, eid
+
+
+def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every connection may not grow the file by one page: SQLite's own "database or disk is full"."""
+    real = Store._open
+
+    def open_full(self: Store) -> sqlite3.Connection:
+        db = real(self)
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        return db
+
+    monkeypatch.setattr(Store, "_open", open_full)
+
+
+@pytest.mark.parametrize(("fail", "message"), [(full_disk, "full"), (read_only, "readonly")])
+def test_a_database_that_fails_while_running_is_a_json_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail: Any, message: str
+) -> None:
+    client, auth, eid = started(tmp_path)
+    fail(monkeypatch)
+    data = angthar_data()
+    goblin = data["sides"][1]["combatants"][0]
+    data["sides"][1]["combatants"] = [{**goblin, "name": f"Goblin {i:03}"} for i in range(80)]  # > 1 page
+    big = {"data": data}
+    for response in (
+        client.post("/api/encounters", json=big, headers=auth),
+        client.post(f"/api/encounters/{eid}/steps", json={"step": "begin", "version": 0}, headers=auth),
+    ):
+        assert response.status_code == 503, response.text
+        error = response.json()["error"]
+        assert message in error and "nothing was stored" in error and "\n" not in error
+    page = client.post("/encounters", data={"source": "paste", "text": "x" * 10}, headers=auth)
+    assert page.status_code in {422, 503}
+    monkeypatch.undo()
+    assert client.get(f"/api/encounters/{eid}", headers=auth).json()["version"] == 0
