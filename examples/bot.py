@@ -88,7 +88,7 @@ class Bot:
             self.actor(name),
             target=target.strip(),
             weapon=weapon.strip() or None,
-            form=referee.AttackForm(form.strip()) if form.strip() else None,
+            form=attack_form(form.strip()),
         )
 
     def account(self, step: referee.Step) -> str:
@@ -121,6 +121,16 @@ class Bot:
             lines.append(f"{c.name} ({c.side}): {c.hp}/{c.max_hp} hp, {c.status}{conditions}")
         lines.append(f"round {self.fight.round}; next: {self.next_need()}")
         return "\n".join(lines)
+
+
+def attack_form(name: str) -> referee.AttackForm | None:
+    """``pummel`` → the attack form; nothing → the weapon's own (melee, or ranged for a missile weapon)."""
+    if not name:
+        return None
+    forms = [form.value for form in referee.AttackForm]
+    if name not in forms:
+        raise referee.IllegalActionError(f"unknown attack form {name!r}; forms: {', '.join(forms)}")
+    return referee.AttackForm(name)
 
 
 def split_dice(line: str) -> tuple[str, list[int | None] | None]:

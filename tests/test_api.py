@@ -243,6 +243,14 @@ def test_dice_needed_for_an_attack_in_order_with_purposes() -> None:
     ]
 
 
+def test_a_finished_fight_needs_no_dice_and_a_bad_step_name_is_refused() -> None:
+    fight = at_first_action()
+    with pytest.raises(IllegalActionError, match="unknown step 'lunch'"):
+        fight.take("lunch")
+    fight.act(AXE, dice=[12, 6])
+    assert fight.is_over and fight.dice_needed() == [] and fight.legal_actions("Angthar") == []
+
+
 def test_dice_needed_for_the_other_steps() -> None:
     fight = duel()
     assert fight.dice_needed() == [DieRequest(0, 6, "hit points Goblin", True)]
@@ -419,6 +427,7 @@ def test_the_bot_plays_the_duel() -> None:
             "odds Goblin",
             "dice Goblin",
             "Goblin attacks Angthar",
+            "attack Goblin as headbutt",
             "attack Goblin with battle axe rolling 12 6",
             "status",
             "undo",
@@ -436,6 +445,7 @@ def test_the_bot_plays_the_duel() -> None:
     assert "Goblin is dead [ODD-HP-1]" in out and "Goblin (Goblins): -5/2 hp, dead" in out
     assert "took back:" in out and "subdual" in out and "[ODD-PUMMEL-1]" in out
     assert "error: 'x' is not a die's face" in out
+    assert "error: unknown attack form 'headbutt'; forms: melee, ranged" in out
     assert "unknown command 'fly'" in out
 
 

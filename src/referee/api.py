@@ -138,9 +138,9 @@ class Fight:
         self._steps: list[Step] = []
 
     @classmethod
-    def from_file(cls, path: str | Path, *, seed: int | None = None) -> Fight:
+    def from_file(cls, path: str | Path, *, seed: int | None = None, dice: DiceSource | None = None) -> Fight:
         """Load an encounter file (:func:`referee.files.load_encounter`) and start its fight."""
-        return cls(load_encounter(path), seed=seed)
+        return cls(load_encounter(path), seed=seed, dice=dice)
 
     def __repr__(self) -> str:
         need = f"{self.current}'s action" if self.needs == "action" else self.needs

@@ -1,3 +1,5 @@
-"""Commands kept out of cli.py to keep it small. Each module registers its commands on `cli.app`."""
+"""Every command module, imported at once (for tools that want every command registered on
+:data:`referee.cli.app`). The `referee` command itself imports a command's module only when it runs
+(:mod:`referee.commands.app`)."""
 
-from referee.commands import ac, balance, odds, rules, serve, sim  # noqa: F401
+from referee.commands import ac, balance, catalog, fight, odds, rules, schema, serve, sim  # noqa: F401

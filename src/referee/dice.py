@@ -16,11 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
 
-with warnings.catch_warnings():
-    # d20 pins the retired `lark-parser` distribution, which warns on import.
-    warnings.simplefilter("ignore")
-    import d20
-
+from referee.dice_grammar import d20  # imported on first parse, its grammar tables cached
 from referee.errors import DiceError, DiceExhaustedError
 
 

@@ -25,6 +25,7 @@ states, dice sequences per step) are refused with :class:`ExactEngineBudget`, ne
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
@@ -42,6 +43,7 @@ from referee.setup import Setup
 
 DEFAULT_MAX_STATES = 50_000  # live (distinct, unfinished) states after one step
 DEFAULT_MAX_SEQUENCES = 100_000  # dice sequences one step of one state may have
+DEFAULT_MAX_WORK = 2_000_000  # dice sequences of the whole walk (about half an hour of engine time)
 
 # Fields that are not part of where the fight stands: the fixed setup and its combatants, the fold's
 # event counter, and the combatants' back-reference to their fight.
@@ -87,23 +89,25 @@ def exact_fight(
     *,
     max_states: int = DEFAULT_MAX_STATES,
     max_sequences: int = DEFAULT_MAX_SEQUENCES,
+    max_work: int = DEFAULT_MAX_WORK,
     choose: Choose | None = None,
 ) -> ExactFight:
     """The exact outcome distribution of `setup` played by the event engine (:func:`run_fight`'s fight).
 
     `choose` picks every action (default: :func:`tactics.choose_action`, looked up at call time).
     Raises :class:`ExactEngineBudget` when more than `max_states` unfinished states would be live at
-    once, or one step of one state has more than `max_sequences` dice sequences.
+    once, one step of one state has more than `max_sequences` dice sequences, or the whole walk would
+    run more than `max_work` (checked before each step of the walk from an estimate: the first
+    state's sequences times the number of states still to step).
     """
-    if max_states < 1 or max_sequences < 1:
-        raise ExactEngineBudget(
-            f"budgets must be at least 1 (max_states {max_states}, max_sequences {max_sequences})"
-        )
+    budgets = _Budgets(max_states, max_sequences, max_work)
+    if min(max_states, max_sequences, max_work) < 1:
+        raise ExactEngineBudget(f"budgets must be at least 1 ({budgets})")
     try:
-        return _Walk(setup, choose, max_states, max_sequences, rolls_in_key=False).run()
+        return _Walk(setup, choose, budgets, rolls_in_key=False).run()
     except _RollsWereRead:
         # a rule read initiative rolls inherited from an earlier step: keying them is needed
-        return _Walk(setup, choose, max_states, max_sequences, rolls_in_key=True).run()
+        return _Walk(setup, choose, budgets, rolls_in_key=True).run()
 
 
 # --- the state key ---------------------------------------------------------------------------------
@@ -218,23 +222,50 @@ class _Outcomes:
     events: dict[Hashable, tuple[Event, ...]]
 
 
+@dataclass(frozen=True)
+class _Budgets:
+    max_states: int
+    max_sequences: int
+    max_work: int
+
+    def __str__(self) -> str:
+        return f"max_states {self.max_states:,}, max_sequences {self.max_sequences:,}, max_work {self.max_work:,}"
+
+
+class _RandomPath:
+    """Dice for one random way through a step; `ways` multiplies the faces of every die asked for."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.ways = 1
+
+    def roll(self, sides: int, purpose: str) -> int:
+        self.ways *= sides
+        return self.rng.randint(1, sides)
+
+
+PROBES = 4  # random ways through a step that estimate its number of dice sequences
+
+
 @dataclass
 class _Walk:
     setup: Setup
     choose: Choose | None
-    max_states: int
-    max_sequences: int
+    budgets: _Budgets
     rolls_in_key: bool
     memo: dict[Hashable, _Outcomes] = field(default_factory=dict)
     sequences: int = 0
+    rng: random.Random = field(default_factory=lambda: random.Random(0))  # estimates only, never results
 
     def run(self) -> ExactFight:
-        start = Fight(self.setup)
-        frontier: dict[Hashable, tuple[tuple[Event, ...], Fraction]] = {self.key(start): ((), Fraction(1))}
+        frontier: dict[Hashable, tuple[tuple[Event, ...], Fraction]] = {
+            self.key(Fight(self.setup)): ((), Fraction(1))
+        }
         wins = {side: Fraction(0) for side in self.setup.sides}
         draw = limit = Fraction(0)
         rounds: dict[int, Fraction] = {}
         while frontier:
+            self.check_level(frontier)
             following: dict[Hashable, tuple[tuple[Event, ...], Fraction]] = {}
             for key, (events, mass) in frontier.items():
                 outcomes = self.memo.get(key)
@@ -253,61 +284,110 @@ class _Walk:
                         continue
                     held = following.get(after)
                     following[after] = (outcomes.events[after], share + (held[1] if held else 0))
-                    if len(following) > self.max_states:
+                    if len(following) > self.budgets.max_states:
                         raise ExactEngineBudget(
-                            f"the exact walk of {self.setup.name!r} has more than {self.max_states:,}"
-                            " live states after one step"
+                            f"the exact walk of {self.setup.name!r} has more than"
+                            f" {self.budgets.max_states:,} live states after one step"
                         )
             frontier = following
         return ExactFight(wins, draw, limit, dict(sorted(rounds.items())), len(self.memo), self.sequences,
                           self.rolls_in_key)  # fmt: skip
 
+    # --- budgets -----------------------------------------------------------------------------------
+
+    def check_level(self, frontier: Mapping[Hashable, tuple[tuple[Event, ...], Fraction]]) -> None:
+        """Before a step of the walk: estimate one state's sequences (Knuth's estimator: the mean, over
+        random ways through the step, of the product of the dice's faces) and refuse up front if one
+        step, or this step for every state still to take it, would go over budget."""
+        unseen = [events for key, (events, _) in frontier.items() if key not in self.memo]
+        if not unseen:
+            return
+        run = self.runner(unseen[0])
+        ways = 0
+        for _ in range(PROBES):
+            path = _RandomPath(self.rng)
+            run(path)
+            ways += path.ways
+        estimate = ways // PROBES
+        if estimate > self.budgets.max_sequences:
+            raise ExactEngineBudget(
+                f"one step of {self.setup.name!r} has about {estimate:,} dice sequences, more than"
+                f" {self.budgets.max_sequences:,}"
+            )
+        self.check_work(estimate * len(unseen))
+
+    def check_work(self, still_to_come: int) -> None:
+        expected = self.sequences + still_to_come
+        if expected > self.budgets.max_work:
+            raise ExactEngineBudget(
+                f"the exact walk of {self.setup.name!r} needs more than {self.budgets.max_work:,} dice"
+                f" sequences (about {expected:,} by the end of the next step)"
+            )
+
+    # --- one step ----------------------------------------------------------------------------------
+
     def key(self, fight: Fight) -> Hashable:
         return state_key(fight, rolls=self.rolls_in_key)
 
+    def runner(self, events: tuple[Event, ...]) -> Callable[[DiceSource], Fight]:
+        """The next step from where `events` stand, as a procedure of its dice: each call takes the step
+        on a fresh copy of the fight (the log replayed) and returns that fight."""
+        choose = self.chosen(Fight(self.setup, events))
+
+        def run(dice: DiceSource) -> Fight:
+            fight = Fight(self.setup, events)
+            self.watch_rolls(fight)
+            fight.step(choose, dice)
+            self.check_rolls_unread()
+            return fight
+
+        return run
+
     def step(self, events: tuple[Event, ...]) -> _Outcomes:
-        """Every dice sequence of the next step from the fight `events` stand at, grouped by key."""
+        """Every dice sequence of the next step from where `events` stand, grouped by key."""
         seen: dict[Hashable, tuple[Event, ...]] = {}
-        choose = self._chosen(Fight(self.setup, events))
+        run = self.runner(events)
 
         def one_step(dice: DiceSource) -> Hashable:
-            fight = Fight(self.setup, events)  # a fresh copy: the log replayed
-            if not self.rolls_in_key:
-                _WatchedRolls.read = False
-                fight.state.rolls = _WatchedRolls(fight.state.rolls)
-            fight.step(choose, dice)
+            fight = run(dice)
             self.sequences += 1
-            if not self.rolls_in_key and _WatchedRolls.read:
-                raise _RollsWereRead
+            if self.sequences > self.budgets.max_work:
+                self.check_work(0)
             after = _ended(fight) if fight.is_over() else self.key(fight)
             if after not in seen:
                 seen[after] = tuple(fight.events)
             return after
 
         try:
-            chances = chance.distribution(one_step, self.max_sequences, "one step")
+            chances = chance.distribution(one_step, self.budgets.max_sequences, "one step")
         except chance.TooManyOutcomes:
             raise ExactEngineBudget(
                 f"one step of {self.setup.name!r} (round {Fight(self.setup, events).round}) has more than"
-                f" {self.max_sequences:,} dice sequences"
+                f" {self.budgets.max_sequences:,} dice sequences"
             ) from None
         return _Outcomes(chances, seen)
 
-
-    def _chosen(self, fight: Fight) -> Choose:
+    def chosen(self, fight: Fight) -> Choose:
         """The tactics' choice for this state, asked once: it takes no dice, so every sequence of the
         step gets the same action (asking again per sequence would only repeat the same work)."""
         choose = self.choose or tactics.choose_action
         actor = fight.next_actor() if fight.needs() == "action" else None
         if actor is None:
             return choose
+        self.watch_rolls(fight)
+        action = choose(fight.state, actor)
+        self.check_rolls_unread()
+        return lambda state, name: action
+
+    def watch_rolls(self, fight: Fight) -> None:
+        """Left out of the key, inherited initiative rolls are watched: a read means they matter."""
         if not self.rolls_in_key:
             _WatchedRolls.read = False
             fight.state.rolls = _WatchedRolls(fight.state.rolls)
-        action = choose(fight.state, actor)
+
+    def check_rolls_unread(self) -> None:
         if not self.rolls_in_key and _WatchedRolls.read:
             raise _RollsWereRead
-        return lambda state, name: action
 
 
 def _ended(fight: Fight) -> _Ended:

@@ -7,6 +7,7 @@ encounter's version, its event log and the list of encounters are exactly as bef
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -309,12 +310,113 @@ def test_bad_imports_create_nothing(api: Api, started: str, data: Any, where: st
     response = api.call("POST", "/api/encounters/import", exported)
     after = sorted(e["id"] for e in api.client.get("/api/encounters", headers=api.auth).json())
     if response.status_code == 201:
-        # whatever was imported must be usable: its state and event log render
-        eid = response.json()["id"]
-        assert api.client.get(f"/api/encounters/{eid}", headers=api.auth).status_code == 200
+        every_view_shows(api, response.json()["id"])  # whatever was imported can be shown
         assert len(after) == len(before) + 1
     else:
         assert after == before
+
+
+def every_view_shows(api: Api, eid: str) -> None:
+    """Every page and every API answer about the encounter is a 200 (and the lists that name it)."""
+    player = api.client.app.state.store.get(eid).player_token  # type: ignore[attr-defined]
+    paths = [
+        "/", "/api/encounters", f"/e/{eid}", f"/p/{eid}/{player}", f"/api/players/{eid}/{player}",
+        f"/api/encounters/{eid}", f"/api/encounters/{eid}/events", f"/api/encounters/{eid}/export",
+        f"/api/encounters/{eid}/version",
+    ]  # fmt: skip
+    for path in paths:
+        response = api.client.get(path, headers=api.auth)
+        assert response.status_code == 200, (path, response.status_code, response.text[:300])
+    again = api.call("POST", "/api/encounters/import", export_of(api, eid))
+    assert again.status_code == 201, again.text  # what it exports imports again
+
+
+def places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a JSON document (keys of objects, indexes of lists), outermost first."""
+    found = [path]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += places(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += places(item, (*path, index))
+    return found
+
+
+def changed(document: Any, path: tuple[Any, ...], new: Any, drop: bool) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    out: Any = dict(document) if isinstance(document, dict) else list(document)
+    if drop and not rest:
+        del out[head]
+    else:
+        out[head] = changed(document[head], rest, new, drop)
+    return out
+
+
+odd_values = st.one_of(
+    junk,
+    st.sampled_from(
+        ["soon", "", "\u2028", "<script>", -1, 0, 2**63, 2**31, 10**30, 1e300, -1e300, 0.5, True]
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def fight_export(api: Api) -> dict[str, Any]:
+    """The export of a fight that has begun and had a round (its own encounter: other tests undo theirs)."""
+    eid = api.create(ENCOUNTER)
+    for step in ("begin", "round"):
+        body = {"step": step, "version": api.stored(eid)[0], "seed": 3}
+        assert api.call("POST", f"/api/encounters/{eid}/steps", body).status_code == 200
+    return export_of(api, eid)
+
+
+def _lasting_soon(export: dict[str, Any]) -> None:
+    export["events"][0]["data"]["conditions"] = {"Ann": ["prone"]}
+    export["events"][0]["data"]["condition_rounds"] = {"Ann": {"prone": "soon"}}
+
+
+def _without_data(export: dict[str, Any]) -> None:
+    for e in export["events"][1:]:
+        e.pop("data", None)
+
+
+# Round 1 stored these (201) and then answered 500 on every page of the encounter (issue 16, item 7).
+KNOWN = {
+    "until_round soon": _lasting_soon,
+    "events without data": _without_data,
+    "a lone surrogate": lambda e: e["events"][-1].update(text="\ud800"),
+    "NaN damage": lambda e: e["events"][-1].update(damage=float("nan")),
+    "1e400 damage": lambda e: e["events"][-1].update(damage=float("inf")),
+    "step 2**63": lambda e: e["events"][-1].update(step=2**63),
+}
+
+
+@SETTINGS
+@given(data=st.data(), known=st.none())
+@example(data=None, known=None)
+@example(data=None, known="until_round soon")
+@example(data=None, known="events without data")
+@example(data=None, known="a lone surrogate")
+@example(data=None, known="NaN damage")
+@example(data=None, known="1e400 damage")
+@example(data=None, known="step 2**63")
+def test_any_accepted_import_shows_on_every_page(
+    api: Api, fight_export: dict[str, Any], data: Any, known: str | None
+) -> None:
+    exported = copy.deepcopy(fight_export)
+    if known is not None:
+        KNOWN[known](exported)
+    if data is not None:
+        for _ in range(data.draw(st.integers(1, 3))):
+            path = data.draw(st.sampled_from(places(exported)[1:]))
+            drop = data.draw(st.booleans()) and isinstance(path[-1], str)
+            exported = changed(exported, path, data.draw(odd_values), drop)
+    response = api.call("POST", "/api/encounters/import", exported)
+    if response.status_code == 201:
+        every_view_shows(api, response.json()["id"])
 
 
 def test_oversized_bodies_are_refused(api: Api, started: str) -> None:

@@ -369,7 +369,8 @@ def test_flyer_plus_1_against_the_ground_mf_air_1() -> None:
 
 
 def test_aerial_mid_move_skirmish_and_surprise_charge() -> None:
-    # rule: MF-AIR-2 (attack mid-move in one direction), MF-AIR-3 (GAP-SKIRMISH), MF-AIR-4 (double dice vs surprised)
+    # rule: MF-AIR-2 (attack mid-move in one direction), MF-AIR-3 (GAP-SKIRMISH), MF-AIR-4 (double damage vs
+    # surprised: the whole damage ×2 under the default `double_damage = total`)
     fight = duel("mf", hero_kw={"conditions": ["flying"]})
     state, rs = fight.state, fight.state.setup.ruleset
     assert may_attack_mid_move(state["Hero"], rs, one_direction=True)
@@ -380,6 +381,7 @@ def test_aerial_mid_move_skirmish_and_surprise_charge() -> None:
         attack_context(state, Attack("Hero", target="Orc", weapon="long sword", distance=30)), charge=True
     )
     plan = plan_attack(ctx).damage
-    assert aerial_charge(ctx, plan).dice_multiplier == 1
+    assert aerial_charge(ctx, plan).total_multiplier == 1
     state["Orc"].surprised = True
-    assert aerial_charge(ctx, plan).dice_multiplier == 2
+    doubled = aerial_charge(ctx, plan)
+    assert (doubled.total_multiplier, doubled.dice_multiplier, doubled.doubled_by) == (2, 1, ("MF-AIR-4",))

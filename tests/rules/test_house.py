@@ -193,7 +193,8 @@ def test_one_charge_in_ten_rounds_tv_der_15(round_no: int, allowed: bool) -> Non
 
 def test_charger_loses_dex_and_set_spear_doubles_hr_charge_4_5() -> None:
     # rule: HR-CHARGE-5: the charger (Dex 16: +2 on the ODD table, leather +2) drops from AC 14 to AC 12
-    # for the round; HR-CHARGE-4: the goblin's set spear hits the charger for double dice: 2d6 = 3 + 4.
+    # for the round; HR-CHARGE-4: the goblin's set spear hits the charger for double damage: d6 3 × 2 = 6
+    # (option `double_damage = total`, the default; `dice` would roll 2d6 = 3 + 4 = 7).
     data = angthar_data(ruleset="hr", goblin_hp=20, distance=30)
     data["sides"][0]["combatants"][0]["abilities"]["dex"] = 16
     data["sides"][1]["combatants"][0]["weapons"] = ["spear"]
@@ -205,7 +206,8 @@ def test_charger_loses_dex_and_set_spear_doubles_hr_charge_4_5() -> None:
     roll = of(events, EventType.ATTACK)[0]
     assert roll.data["ac"] == 12 and roll.hit
     assert any(c["rule"] == "HR-CHARGE-5" for c in roll.data["ac_components"])
-    assert of(events, EventType.DAMAGE)[0].damage == 7
+    assert of(events, EventType.DAMAGE)[0].damage == 6
+    assert of(events, EventType.DAMAGE)[0].rule == "HR-CHARGE-4"
 
 
 # --- HR-GARROTE-1..6 ----------------------------------------------------------------------------------------
@@ -464,7 +466,7 @@ def test_multiplicative_bonuses_do_not_apply_hr_helpless_4() -> None:
     fight = helpless("hr", ["unconscious"], weapons=["spear"])
     ctx = attack_context(fight.state, Attack("Angthar", target="Goblin", situation=flags("receives_charge")))
     plan = plan_attack(ctx)
-    assert plan.damage.dice_multiplier == 1 and plan.damage.maximise
+    assert plan.damage.dice_multiplier == 1 and plan.damage.total_multiplier == 1 and plan.damage.maximise
     assert [m.value for m in plan.damage.modifiers] == [1]
     # and a thief's backstab multiplier (MOD-BSTAB-2, under `flank_and_rear = mod`) is dropped too
     fight = started(angthar_data(ruleset="hr", options={"flank_and_rear": "mod"}, goblin_hp=20), [7, 4])

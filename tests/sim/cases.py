@@ -66,7 +66,9 @@ def rounds_spread(result: sim.SimResult) -> float:
     """The standard deviation of the round a fight ended in."""
     rounds = result.tally.rounds
     mean = result.mean_rounds()
-    return math.sqrt(float(((np.arange(rounds.size) - mean) ** 2 * rounds).sum()) / max(1, result.tally.fights))
+    return math.sqrt(
+        float(((np.arange(rounds.size) - mean) ** 2 * rounds).sum()) / max(1, result.tally.fights)
+    )
 
 
 def assert_matches_exact(
@@ -76,8 +78,13 @@ def assert_matches_exact(
     of exact values (the sample's error alone: the exact side has none)."""
     n = result.tally.fights
     t = result.tally
-    observed = {**{s: result.win_rate(s) for s in result.setup.sides}, "draw": t.draws / n, "limit": t.round_limit / n}
+    observed = {
+        **{s: result.win_rate(s) for s in result.setup.sides},
+        "draw": t.draws / n,
+        "limit": t.round_limit / n,
+    }
     for what, p in {**wins, "draw": draw, "limit": limit}.items():
+        p = min(1.0, max(0.0, p))  # float sums may stray past 1 by an ulp
         se = math.sqrt(p * (1 - p) / n)
         assert abs(observed[what] - p) <= Z * se + 1e-9, (what, observed[what], p, n)
     se = rounds_spread(result) / math.sqrt(n)
@@ -91,7 +98,11 @@ def assert_samples_agree(fast: sim.SimResult, slow: sim.SimResult) -> None:
     for side in fast.setup.sides:
         p = (fast.win_rate(side) * n + slow.win_rate(side) * m) / (n + m)
         se = math.sqrt((p * (1 - p) + 1 / min(n, m)) * (1 / n + 1 / m))
-        assert abs(slow.win_rate(side) - fast.win_rate(side)) <= Z * se, (side, fast.win_rate(side), slow.win_rate(side))
+        assert abs(slow.win_rate(side) - fast.win_rate(side)) <= Z * se, (
+            side,
+            fast.win_rate(side),
+            slow.win_rate(side),
+        )
     spread = max(rounds_spread(fast), rounds_spread(slow), 1.0)
     se = spread * math.sqrt(1 / n + 1 / m)
     assert abs(slow.mean_rounds() - fast.mean_rounds()) <= Z * se, (fast.mean_rounds(), slow.mean_rounds())

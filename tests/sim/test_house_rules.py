@@ -29,10 +29,9 @@ def one_blow_duel() -> Setup:
                 "abilities": {"str": 10, "dex": dex, "con": 10, "int": 10, "wis": 10, "cha": 10},
                 "weapons": [{"name": "sword", "damage": "1d6"}]}  # fmt: skip
 
-    return setup_from_data(
-        {"sides": [{"name": "Quick", "combatants": [fighter("Nimble", 16)]},
-                   {"name": "Slow", "combatants": [fighter("Plodder", 10)]}]}  # fmt: skip
-    )
+    quick = {"name": "Quick", "combatants": [fighter("Nimble", 16)]}
+    slow = {"name": "Slow", "combatants": [fighter("Plodder", 10)]}
+    return setup_from_data({"sides": [quick, slow]})
 
 
 def dex_initiative(original: Any) -> Any:
@@ -61,12 +60,11 @@ def test_an_initiative_house_rule_reaches_the_simulator(monkeypatch: pytest.Monk
 
 def test_a_hit_point_house_rule_reaches_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
     # rule: ODD-HD-1, ODD-HD-2 with a house rule in rules/hit_points.py (the best of two rolls)
-    setup = setup_from_data(
-        {"sides": [{"name": "A", "combatants": [{"name": "Orc", "hit_dice": "1", "ac": 12,
-                                                  "weapons": [{"name": "axe", "damage": "1d6"}]}]},
-                   {"name": "B", "combatants": [{"name": "Gnoll", "hit_dice": "1", "ac": 12,
-                                                  "weapons": [{"name": "axe", "damage": "1d6"}]}]}]}  # fmt: skip
-    )
+    def side(name: str, monster: str) -> dict[str, Any]:
+        axe = {"name": "axe", "damage": "1d6"}
+        return {"name": name, "combatants": [{"name": monster, "hit_dice": "1", "ac": 12, "weapons": [axe]}]}
+
+    setup = setup_from_data({"sides": [side("A", "Orc"), side("B", "Gnoll")]})
     original = hit_points.roll_hit_points
 
     def best_of_two(c: Combatant, dice: DiceSource) -> int:
@@ -100,7 +98,9 @@ def test_an_end_rule_the_tables_cannot_carry_is_refused(monkeypatch: pytest.Monk
 
     original = turns.fight_end
 
-    def first_blood(sides_standing: Any, round_no: int, max_rounds: int, round_over: bool, pending: bool = False) -> Any:
+    def first_blood(
+        sides_standing: Any, round_no: int, max_rounds: int, round_over: bool, pending: bool = False
+    ) -> Any:
         if not round_over and len(sides_standing) > 1:
             return turns.FightEnd(None, "first blood", "HOUSE")
         return original(sides_standing, round_no, max_rounds, round_over, pending)

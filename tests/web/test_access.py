@@ -43,7 +43,8 @@ def test_the_cookie_is_a_session_named_after_the_port_never_the_token(tmp_path: 
 
 
 def test_two_trackers_on_one_machine_keep_their_own_cookie(tmp_path: Path) -> None:
-    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
     first, first_token = browser(tmp_path / "a", 8001)
     second, second_token = browser(tmp_path / "b", 8002)
     logged_in(first, first_token)
@@ -170,9 +171,9 @@ def forms_of(html: str) -> list[str]:
 def test_every_form_carries_the_csrf_token(tmp_path: Path) -> None:
     client, token = browser(tmp_path)
     csrf = logged_in(client, token)
-    eid = client.post("/api/encounters", json={"data": angthar_data()}, headers={"X-CSRF-Token": csrf}).json()[
-        "id"
-    ]
+    eid = client.post(
+        "/api/encounters", json={"data": angthar_data()}, headers={"X-CSRF-Token": csrf}
+    ).json()["id"]
     pages: list[Any] = [client.get("/").text, client.get(f"/e/{eid}").text]
     forms = [form for html in pages for form in forms_of(html)]
     assert len(forms) >= 6

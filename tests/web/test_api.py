@@ -552,10 +552,22 @@ def test_a_huge_integer_in_a_pasted_or_uploaded_file_is_refused(tracker: Any) ->
     yaml_text = f"name: x\nsides:\n  - name: A\n    combatants: [{{name: a, hp: {HUGE}}}]\n"
     for given in (text, yaml_text):
         assert post_create(tracker, {"text": given}).status_code == 422
-        for form in ({"data": {"source": "paste", "text": given}}, {"data": {"source": "upload"}, "files": {"file": ("e.yaml", given.encode())}}):
-            response = tracker.client.post("/encounters", headers=tracker.auth, follow_redirects=False, **form)
+        for form in (
+            {"data": {"source": "paste", "text": given}},
+            {"data": {"source": "upload"}, "files": {"file": ("e.yaml", given.encode())}},
+        ):
+            response = tracker.client.post(
+                "/encounters", headers=tracker.auth, follow_redirects=False, **form
+            )
             assert response.status_code == 422, response.text
-    assert tracker.client.post("/api/encounters", content=f'{{"data": {{"n": {HUGE}}}}}', headers={**tracker.auth, "content-type": "application/json"}).status_code == 400
+    assert (
+        tracker.client.post(
+            "/api/encounters",
+            content=f'{{"data": {{"n": {HUGE}}}}}',
+            headers={**tracker.auth, "content-type": "application/json"},
+        ).status_code
+        == 400
+    )
     assert tracker.client.get("/api/encounters", headers=tracker.auth).json() == []
 
 
@@ -586,9 +598,13 @@ def unshowable_imports(good: dict[str, Any]) -> list[tuple[str, str]]:
     out.append(("an attack without data", json.dumps(no_data)))
     damage = next(i for i, e in enumerate(good["events"]) if e["type"] == "damage")
     for why, number in (("NaN damage", "NaN"), ("1e400 damage", "1e400"), ("Infinity", "Infinity")):
-        text = json.dumps(good).replace(f'"damage": {good["events"][damage]["damage"]}', f'"damage": {number}', 1)
+        text = json.dumps(good).replace(
+            f'"damage": {good["events"][damage]["damage"]}', f'"damage": {number}', 1
+        )
         out.append((why, text))
-    out.append(("a lone surrogate in event text", json.dumps(good).replace('"text": "', '"text": "\\ud800', 1)))
+    out.append(
+        ("a lone surrogate in event text", json.dumps(good).replace('"text": "', '"text": "\\ud800', 1))
+    )
     huge = copy.deepcopy(good)
     huge["events"][-1]["step"] = 2**63
     out.append(("a step of 2**63", json.dumps(huge)))
@@ -732,7 +748,6 @@ def csrf_of(html: str) -> str:
     found = re.search(r'name="csrf" value="([^"]+)"', html)
     assert found, "no CSRF token in the page"
     return found.group(1)
-
 
 
 def test_pages_and_forms(tracker: Any) -> None:

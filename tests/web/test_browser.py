@@ -137,3 +137,102 @@ def test_referee_runs_a_fight_players_follow(
     expect(page.locator("#status")).to_contain_text("Village wins")
     expect(players.locator(".status")).to_contain_text("Village won", timeout=10_000)
     players.context.close()
+
+
+ATTACK_PAGE = """<!doctype html><meta charset=utf-8><title>cat pictures</title>
+<iframe name=sink></iframe><iframe name=sink2></iframe><iframe name=sink3></iframe>
+<form id=rename method=post action="{tracker}/e/{eid}/rename" target=sink>
+  <input name=name value=pwned></form>
+<form id=delete method=post action="{tracker}/e/{eid}/delete" target=sink2>
+  <input name=confirm value=yes></form>
+<form id=create method=post action="{tracker}/encounters" target=sink3>
+  <input name=source value=paste><textarea name=text>{encounter}</textarea></form>
+<script>
+  document.getElementById("rename").submit();
+  document.getElementById("delete").submit();
+  document.getElementById("create").submit();
+  const plain = (path, body) => fetch("{tracker}" + path, {{
+    method: "POST", mode: "no-cors", credentials: "include", headers: {{"Content-Type": "text/plain"}}, body: body,
+  }}).catch(() => null);
+  Promise.all([
+    plain("/api/encounters/import", {export}),
+    plain("/api/encounters", JSON.stringify({{data: {encounter}}})),
+    plain("/api/encounters/{eid}/steps", JSON.stringify({{step: "begin", version: 0}})),
+  ]).then(() => setTimeout(() => {{ document.title = "done"; }}, 1500));
+</script>"""
+
+
+class Hostile:
+    """Another web server on 127.0.0.1 (another port) that the referee's browser visits: it serves a page that
+    tries to act on the tracker, and writes down every cookie the browser sends it."""
+
+    def __init__(self, page: str) -> None:
+        import http.server
+        import threading
+
+        self.cookies: list[str] = []
+        seen = self.cookies
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+                seen.append(self.headers.get("Cookie", ""))
+                body = page.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.timeout(120)
+def test_a_page_on_another_port_gets_no_credential_and_cannot_act(live_server: Any, page: Any) -> None:
+    import json
+
+    import httpx
+
+    from conftest import angthar_data
+
+    auth = {"Authorization": f"Bearer {live_server.token}"}
+    api = httpx.Client(base_url=live_server.url, headers=auth, trust_env=False)
+    eid = api.post("/api/encounters", json={"data": angthar_data()}).json()["id"]
+    before = api.get(f"/api/encounters/{eid}/export").json()
+    own_token = api.get("/api/encounters").json()[0]["links"]["referee"].split("token=")[1]
+    # the referee's browser holds a session for the tracker: the whole tracker's and this encounter's own
+    page.goto(f"{live_server.url}/?token={live_server.token}")
+    page.goto(f"{live_server.url}/e/{eid}?token={own_token}")
+    assert page.locator("#begin").is_visible()
+    encounter = json.dumps(json.dumps(angthar_data()))[1:-1].replace("{", "{{").replace("}", "}}")
+    hostile = Hostile(
+        ATTACK_PAGE.replace("{encounter}", "ENCOUNTER")
+        .format(
+            tracker=live_server.url, eid=eid, export=json.dumps(json.dumps(before)), encounter="ENCOUNTER"
+        )
+        .replace("ENCOUNTER", encounter.replace("{{", "{").replace("}}", "}"))
+    )
+    try:
+        page.goto(hostile.url)
+        page.wait_for_function("document.title === 'done'", timeout=20_000)
+    finally:
+        hostile.close()
+    # the browser sent the other port its cookies (cookies ignore ports) but no credential was among them
+    assert hostile.cookies and all(live_server.token not in c and own_token not in c for c in hostile.cookies)
+    # and nothing changed: not renamed, not deleted, nothing created or imported, not begun
+    assert [e["id"] for e in api.get("/api/encounters").json()] == [eid]
+    assert api.get(f"/api/encounters/{eid}/export").json() == before
+    # the same browser on the tracker's own page still acts (its session and CSRF token work)
+    page.goto(f"{live_server.url}/e/{eid}")
+    page.click("#begin")
+    page.wait_for_function("document.getElementById('version').textContent !== '0'")
+    assert api.get(f"/api/encounters/{eid}/version").json()["version"] >= 1
+    api.close()

@@ -15,7 +15,9 @@ def as_json(t: Any) -> dict[str, str]:
     return {**t.auth, "Content-Type": "application/json"}
 
 
-@pytest.mark.parametrize("kind", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", ""])
+@pytest.mark.parametrize(
+    "kind", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", ""]
+)
 def test_a_json_body_must_say_it_is_json(tracker: Any, kind: str) -> None:
     eid = tracker.create()
     export = tracker.client.get(f"/api/encounters/{eid}/export", headers=tracker.auth).text
@@ -25,7 +27,9 @@ def test_a_json_body_must_say_it_is_json(tracker: Any, kind: str) -> None:
         response = tracker.client.post(path, content=body, headers=headers)
         assert response.status_code == 415 and response.json()["status"] == 415, (path, response.text)
     step = json.dumps({"step": "begin", "version": 0})
-    assert tracker.client.post(f"/api/encounters/{eid}/steps", content=step, headers=headers).status_code == 415
+    assert (
+        tracker.client.post(f"/api/encounters/{eid}/steps", content=step, headers=headers).status_code == 415
+    )
     assert len(tracker.client.get("/api/encounters", headers=tracker.auth).json()) == 1
     assert tracker.state(eid)["version"] == 0
 
@@ -71,7 +75,9 @@ def test_an_oversized_chunked_body_is_413(tracker: Any) -> None:
     from referee.web.app import MAX_BODY_BYTES
 
     for path in ("/api/encounters", "/encounters"):
-        response = tracker.client.post(path, content=chunks(MAX_BODY_BYTES + 100_000), headers=as_json(tracker))
+        response = tracker.client.post(
+            path, content=chunks(MAX_BODY_BYTES + 100_000), headers=as_json(tracker)
+        )
         assert response.status_code == 413, (path, response.status_code, response.text)
         assert response.json()["status"] == 413
     assert tracker.client.get("/api/encounters", headers=tracker.auth).json() == []
@@ -79,5 +85,7 @@ def test_an_oversized_chunked_body_is_413(tracker: Any) -> None:
 
 def test_a_chunked_body_under_the_limit_is_read(tracker: Any) -> None:
     body = json.dumps({"data": angthar_data()}).encode()
-    response = tracker.client.post("/api/encounters", content=iter([body[:50], body[50:]]), headers=as_json(tracker))
+    response = tracker.client.post(
+        "/api/encounters", content=iter([body[:50], body[50:]]), headers=as_json(tracker)
+    )
     assert response.status_code == 201, response.text

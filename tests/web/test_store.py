@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import subprocess
 import sys
@@ -86,7 +87,9 @@ def test_a_read_only_database_is_refused_at_start(tmp_path: Path, monkeypatch: p
         Store(path)
 
 
-@pytest.mark.parametrize("case", ["a text file", "a directory", "a missing folder", "another program's schema"])
+@pytest.mark.parametrize(
+    "case", ["a text file", "a directory", "a missing folder", "another program's schema"]
+)
 def test_serve_refuses_a_bad_database_in_one_line(tmp_path: Path, case: str) -> None:
     make, message = BAD[case]
     path = make(tmp_path / "tracker.sqlite3")
@@ -95,14 +98,25 @@ def test_serve_refuses_a_bad_database_in_one_line(tmp_path: Path, case: str) -> 
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert re.search(message, lines[0]), lines[0]
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def big_encounter() -> dict[str, Any]:
+    """Its setup and its first step's events take more than one page of the file."""
+    data = angthar_data()
+    goblin = data["sides"][1]["combatants"][0]
+    data["sides"][1]["combatants"] = [
+        {**goblin, "name": f"Goblin of the far western marches {i:03}"} for i in range(150)
+    ]
+    return data
 
 
 def started(tmp_path: Path) -> tuple[TestClient, dict[str, str], str]:
     app = create_app(Settings(db=tmp_path / "tracker.sqlite3"))
     client = TestClient(app)
     auth = {"Authorization": f"Bearer {app.state.store.admin_token()}"}
-    eid = client.post("/api/encounters", json={"data": angthar_data()}, headers=auth).json()["id"]
+    eid = client.post("/api/encounters", json={"data": big_encounter()}, headers=auth).json()["id"]
     return client, auth, eid
 
 
@@ -125,10 +139,7 @@ def test_a_database_that_fails_while_running_is_a_json_error(
 ) -> None:
     client, auth, eid = started(tmp_path)
     fail(monkeypatch)
-    data = angthar_data()
-    goblin = data["sides"][1]["combatants"][0]
-    data["sides"][1]["combatants"] = [{**goblin, "name": f"Goblin {i:03}"} for i in range(80)]  # > 1 page
-    big = {"data": data}
+    big = {"data": big_encounter()}
     for response in (
         client.post("/api/encounters", json=big, headers=auth),
         client.post(f"/api/encounters/{eid}/steps", json={"step": "begin", "version": 0}, headers=auth),

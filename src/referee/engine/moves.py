@@ -213,13 +213,17 @@ def declare_charge(state: FightState, actor: str, target: str, distance: int | N
 def charge_negation(
     state: FightState, ctx: AttackContext, plan: AttackPlan, outcome: AttackOutcome, dice: DiceSource
 ) -> list[Event]:
-    """ODD-CHARGE-5: the charged defender hitting the charger first negates the charge (no +2 damage)."""
+    """ODD-CHARGE-5: the charged defender hitting the charger first negates the charge (no +2 damage).
+
+    Only a hit before the charge lands: once the charger has made its charge attack this round (it has
+    acted), a later hit by the defender changes nothing of the charge."""
     cond = ctx.defender.conditions.get("charging")
     if (
         not outcome.hit
         or cond is None
         or cond.data.get("target") != ctx.attacker.name
         or cond.data.get("negated")
+        or ctx.defender.name in state.acted  # the charge has already landed (or been spent)
     ):
         return []
     extra = {**cond.data, "negated": True, "negated_by": ctx.attacker.name}

@@ -26,7 +26,7 @@ from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import attack_context, attack_events, resolve
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
-from referee.rules import movement
+from referee.rules import abilities, movement
 from referee.rules.attack import plan_attack
 from referee.rules.context import AttackForm, Situation
 
@@ -227,7 +227,9 @@ def attribute_check(c: CombatantState, ability: str, modifier: int, reason: str)
         raise IllegalActionError(
             f"unknown ability {ability!r}; abilities: {', '.join(ABILITY_NAMES.values())}"
         )
-    score = int(getattr(c.spec.abilities, name))
+    ruleset = c.fight.setup.ruleset if c.fight is not None else None
+    # MOD-COND-FATIGUED / -EXHAUSTED: the score is 2 lower while the condition lasts
+    score = abilities.score(c, name, ruleset) if ruleset is not None else int(getattr(c.spec.abilities, name))
     parts = [Modifier(score, "ODD-SIT-1", name.capitalize())]
     if modifier:
         parts.append(Modifier(modifier, "ODD-SIT-1", "referee's modifier"))

@@ -17,6 +17,7 @@ from referee.model import Weapon
 from referee.rules import maneuvers, movement
 from referee.rules.attack import AttackPlan, plan_attack
 from referee.rules.context import AttackContext, AttackForm, Situation
+from referee.rules.criticals import fumble_redirected
 
 Point = tuple[int, int]
 
@@ -97,6 +98,8 @@ def stray_missiles(
     nearest first, at -1 per full 10 ft past the missed target, until one is hit (GAP-STRAY)."""
     if outcome.hit or not ctx.is_ranged or ctx.situation.has("stray"):
         return []
+    if outcome.fumble and fumble_redirected(ctx):
+        return []  # MF-FUMBLE-3 re-rolls this missile against an ally: it is resolved once, not also a stray
     if state.setup.ruleset["missiles_into_melee"] != "odd_stray":
         return []
     shooter, missed = ctx.attacker.position, ctx.defender.position

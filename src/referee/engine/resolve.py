@@ -204,6 +204,18 @@ def roll_reasons(ctx: AttackContext, plan: AttackPlan) -> str:
     return f" ({'; '.join(reasons)})" if reasons else ""
 
 
+def damage_breakdown(plan: AttackPlan, how: str, mods: tuple[Modifier, ...]) -> str:
+    """The account of a hit's damage: the dice, the modifiers, and a doubling with its rule
+    ("(1d8 +1 Str [ODD-MELEE-2]) ×2 double damage [HR-CHARGE-4]"; the dice reading: "2d8 (double dice [...])")."""
+    text = f"{how}{' ' if mods else ''}{' '.join(str(m) for m in mods)}"
+    rules = ", ".join(plan.damage.doubled_by)
+    if plan.damage.total_multiplier > 1:
+        return f"({text}) ×{plan.damage.total_multiplier} double damage [{rules}]"
+    if rules:
+        return f"{text} (double damage: dice doubled [{rules}])"
+    return text
+
+
 def attack_events(
     state: FightState,
     ctx: AttackContext,
@@ -256,8 +268,7 @@ def attack_events(
             state, defender, amount, round_no=r, by=plan.attacker, subdual=plan.damage.subdual,
             knockout=plan.damage.knockout, dice=tape.take(), modifiers=mods,
             rule=attack_roll.damage_rule_id(plan, outcome),
-            text=f"{how}{' ' if mods else ''}{' '.join(str(m) for m in mods)} = {amount}"
-            f"{' subdual' if plan.damage.subdual else ''} damage",
+            text=f"{damage_breakdown(plan, how, mods)} = {amount}{' subdual' if plan.damage.subdual else ''} damage",
             extra={"critical": outcome.critical},
         )  # fmt: skip
     if outcome.hit:

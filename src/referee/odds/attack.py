@@ -49,15 +49,16 @@ def distribution_of(fn: Callable[[DiceSource], Any], what: str) -> dict[Any, Fra
         raise OddsError(f"{exc}; use `referee sim` instead") from None
 
 
-def procedures() -> tuple[int, ...]:
-    """Which procedures :mod:`rules.attack_roll` holds now (their identities): part of every memo key,
-    so a step replaced there (another confirmation procedure) is never answered from an old result."""
-    return tuple(id(v) for v in vars(attack_roll).values() if callable(v))
+def procedures() -> tuple[Callable[..., Any], ...]:
+    """The procedures :mod:`rules.attack_roll` holds now: part of every memo key (held, so never
+    mistaken for another), so a step replaced there (another confirmation procedure) is never answered
+    from an old result."""
+    return tuple(v for v in vars(attack_roll).values() if callable(v))
 
 
 @lru_cache(maxsize=512)
 def _roll_distribution(
-    plan: AttackPlan, _procedures: tuple[int, ...]
+    plan: AttackPlan, _procedures: tuple[Callable[..., Any], ...]
 ) -> dict[attack_roll.AttackOutcome, Fraction]:
     return distribution_of(lambda dice: attack_roll.roll_attack(plan, dice), f"{plan.attacker}'s attack roll")
 
@@ -81,7 +82,7 @@ def attack_outcomes(plan: AttackPlan) -> dict[Outcome, Fraction]:
 
 @lru_cache(maxsize=1024)
 def _damage_distribution(
-    plan: AttackPlan, outcome: attack_roll.AttackOutcome, _procedures: tuple[int, ...]
+    plan: AttackPlan, outcome: attack_roll.AttackOutcome, _procedures: tuple[Callable[..., Any], ...]
 ) -> dict[int, Fraction]:
     expr, maximise, mods = attack_roll.damage_recipe(plan, outcome.critical)
     if attack_roll.roll_damage is not _ROLL_DAMAGE:  # a house rule replaced the procedure: walk it

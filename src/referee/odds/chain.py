@@ -117,6 +117,10 @@ def fight_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
     zero = chain.zero()
     mass = _initial_mass(chain)
     code = _sides_code(chain)  # per cell: the set of sides standing, as bits
+    groups = [  # the cells of each set of sides standing
+        ([s for i, s in enumerate(setup.sides) if bits >> i & 1], code == bits)
+        for bits in np.unique(code).tolist()
+    ]
     wins = [zero] * len(setup.sides)
     draw = limit = zero
     rounds: dict[int, Any] = {}
@@ -129,12 +133,10 @@ def fight_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
             break
         mass = _play_round(chain, mass, number)
         ended = zero
-        for bits in np.unique(code).tolist():
-            standing = [s for i, s in enumerate(setup.sides) if bits >> i & 1]
+        for standing, cells in groups:
             end = turns.fight_end(standing, number, setup.max_rounds, round_over=True)
             if end is None:
                 continue
-            cells = code == bits
             p = mass[cells].sum()
             if end.winner is not None:
                 wins[setup.sides.index(end.winner)] += p
@@ -225,10 +227,11 @@ def _orders(chain: _Chain, active: frozenset[int], number: int) -> _Orders:
             slots = initiative.order_from_rolls(ruleset, [r for r, _ in combo], members)
             if first_strike:
                 slots = initiative.apply_first_strike(slots, by_name)[0]
-            p: Any = Fraction(1) if chain.exact else 1.0
+            p = Fraction(1)
             for _, q in combo:
-                p *= q if chain.exact else float(q)
-            trie.add(tuple(tuple(chain.names.index(n) for n in slot) for slot in slots), p)
+                p *= q
+            indexed = tuple(tuple(chain.names.index(n) for n in slot) for slot in slots)
+            trie.add(indexed, p if chain.exact else float(p))
         chain.orders[key] = trie
     return chain.orders[key]
 

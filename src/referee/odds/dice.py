@@ -7,7 +7,6 @@ roll, confirmations, hit points, initiative) is enumerated from the engine's own
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from functools import lru_cache
@@ -16,10 +15,7 @@ from typing import Any
 import icepool
 
 from referee.dice import DiceGroup, parse_dice
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # d20 pins a retired parser package that warns on import
-    import d20
+from referee.dice_grammar import d20  # imported on first parse, its grammar tables cached
 
 
 @lru_cache(maxsize=1024)

@@ -144,6 +144,7 @@ def compile_attacks(
                 f" attacked it this round: the chain counts attacks, not attackers; {SIM}"
             )
     _check_deflections(deflected, raw, names, sides)
+    _check_after_striking_back(setup, raw, names, memo, kinds)
     attacks = Attacks({}, caps)
     for (a, t), per_count in raw.items():
         tables = [None if d is None else _groups(d, size[t], exact) for d in per_count]
@@ -152,6 +153,25 @@ def compile_attacks(
             attacks.kernels[(a, t)] = tables
     _target_masks(attacks, names, sides, size)
     return attacks
+
+
+def _check_after_striking_back(
+    setup: Setup,
+    raw: Mapping[tuple[int, int], list[dict[outcomes.Outcome, Fraction] | None]],
+    names: list[str],
+    memo: Mapping[tuple[str, str, int], dict[outcomes.Outcome, Fraction] | None],
+    kinds: list[str],
+) -> None:
+    """MF-FUMBLE-2: a combatant that struck back at a fumbling enemy has attacked it this round already;
+    its own attack on that enemy must not depend on that (HR-MOVE-2 and the like), or it is refused."""
+    for (t, a), per_count in raw.items():
+        if not any(back for dist in per_count if dist for (_dt, _da, back) in dist):
+            continue
+        after = _distribution(_choice(setup, names[a], names[t], 1, 1, {names[t]: [names[a]]}))
+        if after != memo[(kinds[a], kinds[t], 0)]:
+            raise OddsError(
+                f"{names[a]}'s attack on {names[t]} changes once it has struck {names[t]} back (MF-FUMBLE-2); {SIM}"
+            )
 
 
 def _check_deflections(

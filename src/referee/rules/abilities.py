@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from referee.rules.ruleset import Ruleset
+from referee.rules.view import CombatantView
 
 
 def odd_table(score: int) -> int:
@@ -37,3 +38,40 @@ def modifier(score: int, ruleset: Ruleset) -> int:
     if ruleset["ability_modifiers"] == "half_score_minus_10":
         return half_score_minus_10(score)
     return odd_table(score)
+
+
+# MOD-COND-FATIGUED / MOD-COND-EXHAUSTED: "reduce a character's ability scores by 2 temporarily" (the more
+# severe exhaustion includes fatigue: the 2 points are lost once, not twice).
+DRAINING_CONDITIONS: tuple[tuple[str, str], ...] = (
+    ("exhausted", "MOD-COND-EXHAUSTED"),
+    ("fatigued", "MOD-COND-FATIGUED"),
+)
+ABILITY_DRAIN = 2
+
+
+def drain(c: CombatantView, ruleset: Ruleset) -> tuple[int, str, str] | None:
+    """The points every ability score of `c` is lowered by now, with the rule and the condition; None if none
+    (MOD-COND-FATIGUED, MOD-COND-EXHAUSTED: option `conditions_fatigue = mod_fixed`)."""
+    if ruleset["conditions_fatigue"] != "mod_fixed":
+        return None
+    for name, rule in DRAINING_CONDITIONS:
+        if c.has(name):
+            return ABILITY_DRAIN, rule, name
+    return None
+
+
+def score(c: CombatantView, ability: str, ruleset: Ruleset) -> int:
+    """The ability score `c` fights with: its sheet's score, 2 lower while fatigued or exhausted."""
+    base = int(getattr(c.spec.abilities, ability))
+    found = drain(c, ruleset)
+    return base - found[0] if found else base
+
+
+def score_note(c: CombatantView, ability: str, ruleset: Ruleset) -> str:
+    """For a breakdown: " (Str 14 → 12: fatigued, MOD-COND-FATIGUED)" when the score is lowered, else ""."""
+    found = drain(c, ruleset)
+    if found is None:
+        return ""
+    _points, rule, name = found
+    base = int(getattr(c.spec.abilities, ability))
+    return f" ({ability[:3].title()} {base} → {score(c, ability, ruleset)}: {name}, {rule})"

@@ -78,10 +78,11 @@ def dex_modifier(defender: CombatantView, ruleset: Ruleset, lost: Iterable[Defen
 
     Option `dex_loss`: `whole_modifier` drops a penalty too, `bonus_only` keeps a penalty.
     """
-    mod = abilities.modifier(defender.spec.abilities.dexterity, ruleset)
+    mod = abilities.modifier(abilities.score(defender, "dexterity", ruleset), ruleset)  # MOD-COND-FATIGUED
     reasons = [loss for loss in lost if loss.dex]
     if not reasons:
-        return [Modifier(mod, "ODD-AC-DEX-1", "Dex")] if mod else []
+        note = abilities.score_note(defender, "dexterity", ruleset)
+        return [Modifier(mod, "ODD-AC-DEX-1", "Dex" + note)] if mod else []
     if mod < 0 and ruleset["dex_loss"] == "bonus_only":
         return [Modifier(mod, "DAC-DODGE-3", "Dex penalty kept")]
     first = reasons[0]
@@ -155,8 +156,8 @@ def grapple_components(ctx: AttackContext) -> list[Modifier]:
     d = ctx.defender
     rs = ctx.ruleset
     parts = [Modifier(15, "ODD-GRAP-2", "grapple: standard AC")]
-    strength = abilities.modifier(d.spec.abilities.strength, rs)
-    dex = abilities.modifier(d.spec.abilities.dexterity, rs)
+    strength = abilities.modifier(abilities.score(d, "strength", rs), rs)  # 2 lower if fatigued
+    dex = abilities.modifier(abilities.score(d, "dexterity", rs), rs)
     if strength:
         parts.append(Modifier(strength, "ODD-GRAP-2", "defender Str"))
     if dex:
@@ -171,7 +172,7 @@ def overbear_components(ctx: AttackContext) -> list[Modifier]:
     """ODD-OVERB-2: 15 + defender Str + 2 per size step; no Dex, no armour."""
     d = ctx.defender
     parts = [Modifier(15, "ODD-OVERB-2", "overbear: standard AC")]
-    strength = abilities.modifier(d.spec.abilities.strength, ctx.ruleset)
+    strength = abilities.modifier(abilities.score(d, "strength", ctx.ruleset), ctx.ruleset)
     if strength:
         parts.append(Modifier(strength, "ODD-OVERB-2", "defender Str"))
     steps = _size_steps(ctx)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from referee.checks import Check, Keep, Modifier, Natural
 from referee.dice import DiceExpr, parse_dice
 from referee.rules import abilities
 from referee.rules.armour_class import ArmourClass, armour_class
 from referee.rules.context import AttackContext, AttackForm, DefenceLoss
+from referee.rules.options import DoubleDamage
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,9 @@ class DamagePlan:
     modifiers: tuple[Modifier, ...] = ()
     minimum: int = 1  # GAP-MIN-DAMAGE, MOD-WATER-4
     subdual: bool = False  # ODD-PUMMEL-2, ODD-OVERB-3 (GAP-SUBDUAL)
-    dice_multiplier: int = 1  # backstab (MOD-BSTAB-2), set weapons vs a charger (HR-CHARGE-4)
+    dice_multiplier: int = 1  # backstab (MOD-BSTAB-2); "double damage" read as double dice (`double_damage`)
+    total_multiplier: int = 1  # "double damage" read as the whole damage ×2 (option `double_damage = total`)
+    doubled_by: tuple[str, ...] = ()  # the rules that doubled the damage (HR-CHARGE-4, MF-AIR-4)
     maximise: bool = False  # helpless target, proficient attacker (HR-HELPLESS-2)
     knockout: bool = False  # MF-KO-1: 0 HP leaves the target unconscious
     none: bool = False  # touch attacks and nets do no damage themselves (HR-TOUCH-2)
@@ -168,6 +171,15 @@ def plan_damage(ctx: AttackContext) -> DamagePlan:
     return hooks.adjust_damage(ctx, DamagePlan(dice=parse_dice(base), modifiers=mods))
 
 
+def double_damage(ctx: AttackContext, plan: DamagePlan, rule: str) -> DamagePlan:
+    """"Double damage" (HR-CHARGE-4, MF-AIR-4) as option `double_damage` reads it: the whole damage counts
+    twice (`total`, the texts' words, the default) or the damage dice are doubled, modifiers once (`dice`)."""
+    doubled_by = (*plan.doubled_by, rule)
+    if ctx.ruleset["double_damage"] is DoubleDamage.DICE:
+        return replace(plan, dice_multiplier=plan.dice_multiplier * 2, doubled_by=doubled_by)
+    return replace(plan, total_multiplier=plan.total_multiplier * 2, doubled_by=doubled_by)
+
+
 def critical_bonus(level: int) -> Modifier:
     """MF-CRIT-2: + half the attacker's level, rounded up."""
     return Modifier(math.ceil(level / 2), "MF-CRIT-2", "critical: half level, rounded up")
@@ -195,20 +207,22 @@ def basic_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
 
 def attribute_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-MELEE-1: + Str in melee (and every unarmed form); ODD-RANGED-1: + Dex at range."""
-    spec = ctx.attacker.spec
-    if ctx.is_ranged:
-        mod = abilities.modifier(spec.abilities.dexterity, ctx.ruleset)
-        if mod:
-            yield Modifier(mod, "ODD-RANGED-1", "Dex")
+    a, rs = ctx.attacker, ctx.ruleset
+    if ctx.is_ranged:  # the scores are 2 lower while fatigued or exhausted (MOD-COND-FATIGUED/-EXHAUSTED)
+        mod = abilities.modifier(abilities.score(a, "dexterity", rs), rs)
+        note = abilities.score_note(a, "dexterity", rs)  # shown even when it leaves +0
+        if mod or note:
+            yield Modifier(mod, "ODD-RANGED-1", "Dex" + note)
         return
-    mod = abilities.modifier(spec.abilities.strength, ctx.ruleset)
-    if mod:
+    mod = abilities.modifier(abilities.score(a, "strength", rs), rs)
+    note = abilities.score_note(a, "strength", rs)
+    if mod or note:
         rule = {
             AttackForm.GRAPPLE: "ODD-GRAP-1",
             AttackForm.PUMMEL: "ODD-PUMMEL-1",
             AttackForm.OVERBEAR: "ODD-OVERB-1",
         }.get(ctx.form, "ODD-MELEE-1")
-        yield Modifier(mod, rule, "Str")
+        yield Modifier(mod, rule, "Str" + note)
 
 
 def weapon_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
@@ -247,15 +261,18 @@ def strength_to_damage(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-MELEE-2: Str to melee damage; ODD-RANGED-2: to thrown weapons, never to propelled ones."""
     if ctx.form in {AttackForm.GRAPPLE, AttackForm.OVERBEAR, AttackForm.TOUCH}:
         return
-    mod = abilities.modifier(ctx.attacker.spec.abilities.strength, ctx.ruleset)
-    if not mod:
+    a, rs = ctx.attacker, ctx.ruleset
+    # the score is 2 lower while fatigued or exhausted (MOD-COND-FATIGUED, MOD-COND-EXHAUSTED)
+    mod = abilities.modifier(abilities.score(a, "strength", rs), rs)
+    note = abilities.score_note(a, "strength", rs)
+    if not mod and not note:
         return
     if ctx.is_ranged:
         if ctx.is_thrown:
-            yield Modifier(mod, "ODD-RANGED-2", "Str (thrown)")
+            yield Modifier(mod, "ODD-RANGED-2", "Str (thrown)" + note)
         return
     rule = "ODD-PUMMEL-2" if ctx.form is AttackForm.PUMMEL else "ODD-MELEE-2"
-    yield Modifier(mod, rule, "Str")
+    yield Modifier(mod, rule, "Str" + note)
 
 
 def weapon_damage_bonus(ctx: AttackContext) -> Iterator[Modifier]:

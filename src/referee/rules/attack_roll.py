@@ -118,8 +118,9 @@ def damage_recipe(plan: AttackPlan, critical: bool) -> tuple[str, bool, tuple[Mo
 
 
 def damage_amount(plan: AttackPlan, base: int, modifiers: tuple[Modifier, ...]) -> int:
-    """The dice total plus the modifiers, at least the plan's minimum (GAP-MIN-DAMAGE)."""
-    return max(plan.damage.minimum, base + sum(m.value for m in modifiers))
+    """The dice total plus the modifiers, at least the plan's minimum (GAP-MIN-DAMAGE), times the plan's
+    total multiplier ("double damage" read as the whole damage, option `double_damage = total`)."""
+    return max(plan.damage.minimum, base + sum(m.value for m in modifiers)) * plan.damage.total_multiplier
 
 
 def roll_damage(
@@ -146,4 +147,6 @@ def damage_rule_id(plan: AttackPlan, outcome: AttackOutcome) -> str:
         return "HR-CRIT-1"
     if plan.damage.maximise:
         return "HR-HELPLESS-2"
+    if plan.damage.doubled_by:  # "double damage": HR-CHARGE-4 (set weapon vs a charger), MF-AIR-4
+        return plan.damage.doubled_by[0]
     return "ODD-ATK-2"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from referee.checks import Check, Compare, Modifier
 from referee.dice import DiceTape
 from referee.errors import IllegalActionError
+from referee.rules import abilities
 from referee.rules.initiative import longest_reach
 from referee.rules.movement import grid_distance
 
@@ -68,7 +69,7 @@ def fumble_save_check(ctx: AttackContext) -> Check | None:
     the fumble's effect. GAP-SAVES: a Luck (X) save passes on d20 <= the score of X."""
     if not ctx.situation.has("fumble_save"):
         return None
-    dex = ctx.attacker.spec.abilities.dexterity
+    dex = abilities.score(ctx.attacker, "dexterity", ctx.ruleset)  # 2 lower if fatigued (MOD-COND-FATIGUED)
     return Check(
         label=f"{ctx.attacker.name} Luck (Dex) save against the fumble",
         target=dex,
@@ -111,6 +112,18 @@ def fumble_allies(ctx: AttackContext) -> list[str]:
         for c in ctx.state.active()
         if c.side == attacker.side and c.name != attacker.name and in_melee(ctx.state, c, defender)
     ]
+
+
+def fumble_redirected(ctx: AttackContext) -> bool:
+    """MF-FUMBLE-3 takes a fumbled missile over: it is re-rolled against an ally in melee with the target,
+    so the same missile does not also fly on as a stray (ODD-RANGED-4)."""
+    return (
+        fumble_has_effects(ctx)
+        and ctx.is_ranged
+        and not fumble_gives_free_attack(ctx)
+        and not fumbler_engaged(ctx)
+        and bool(fumble_allies(ctx))
+    )
 
 
 def confirmation_chance(natural: int, low: int, high: int) -> Fraction:

@@ -383,11 +383,13 @@ def aerial_attack(ctx: AttackContext) -> Iterator[Modifier]:
 
 
 def aerial_charge(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
-    """MF-AIR-4 (`aerial_surprise_charge`): a flyer's charge deals double damage to a surprised target
-    (the damage dice are doubled: an assumption, modifiers count once)."""
+    """MF-AIR-4 (`aerial_surprise_charge`): a flyer's charge deals double damage to a surprised target, read
+    as option `double_damage` says (the whole damage ×2 by default, or the dice ×2)."""
     flyer = ctx.charge and ctx.attacker.has("flying") and ctx.defender.surprised
     if ctx.ruleset.is_on("aerial_surprise_charge") and flyer:
-        return replace(plan, dice_multiplier=plan.dice_multiplier * 2)
+        from referee.rules.attack import double_damage  # attack.py imports this module's neighbours
+
+        return double_damage(ctx, plan, "MF-AIR-4")
     return plan
 
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from referee.checks import Check, Compare, Modifier
 from referee.dice import DiceTape
 from referee.errors import IllegalActionError
-from referee.rules import movement
-from referee.rules.attack import Effect, plan_attack
+from referee.rules import abilities, movement
+from referee.rules.attack import Effect, double_damage, plan_attack
 from referee.rules.context import AttackContext, AttackForm, DefenceLoss
 from referee.rules.criticals import in_melee
 from referee.rules.ruleset import Ruleset
@@ -34,7 +34,8 @@ def strength_check(
     c: CombatantView, dice_count: int, tape: DiceTape, rule: str, purpose: str
 ) -> tuple[Check, int, bool]:
     """An Nd6 Strength check: success if the dice total is at most the Strength score (GAP-ATTR-CHECK)."""
-    score = c.spec.abilities.strength
+    fight = c.fight  # MOD-COND-FATIGUED / -EXHAUSTED: the score is 2 lower while the condition lasts
+    score = abilities.score(c, "strength", fight.setup.ruleset) if fight else c.spec.abilities.strength
     check = Check(
         label=f"{c.name} {dice_count}d6 Strength check ({purpose})",
         sides=6,
@@ -138,9 +139,9 @@ def receives_charge(ctx: AttackContext) -> bool:
 
 def set_weapon_double(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     """HR-CHARGE-4 (`charge_set_weapons_double`): a set weapon that hits the charger deals double damage,
-    read as double damage dice (the core's dice multiplier; modifiers once)."""
+    read as option `double_damage` says (the whole damage ×2 by default, or the dice ×2)."""
     if ctx.ruleset.is_on("charge_set_weapons_double") and receives_charge(ctx):
-        return replace(plan, dice_multiplier=plan.dice_multiplier * 2)
+        return double_damage(ctx, plan, "HR-CHARGE-4")
     return plan
 
 
@@ -184,7 +185,7 @@ def helpless_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     multiplicative ones (a backstab multiplier) do not apply."""
     if helpless_auto_hit(ctx) is None:
         return plan
-    return replace(plan, maximise=is_proficient(ctx), dice_multiplier=1)
+    return replace(plan, maximise=is_proficient(ctx), dice_multiplier=1, total_multiplier=1, doubled_by=())
 
 
 # --- HR-GARROTE-1..6 ---------------------------------------------------------------------------------------

@@ -162,6 +162,13 @@ class Charge(OptionValue):
     )
 
 
+class DoubleDamage(OptionValue):
+    """`double_damage`: how "double damage" is read (HR-CHARGE-4 set weapons, MF-AIR-4 aerial charge)."""
+
+    TOTAL = "total", "002", "HR-CHARGE-4 MF-AIR-4", "the whole damage (dice and modifiers) counts twice"
+    DICE = "dice", "gap", "HR-CHARGE-4 MF-AIR-4", "the damage dice are doubled, modifiers count once"
+
+
 class Cover(OptionValue):
     """`cover`: cover bonuses to AC."""
 

@@ -34,6 +34,7 @@ from referee.rules.options import (
     CriticalHits,
     DacTouchEnhancement,
     DexLoss,
+    DoubleDamage,
     FlankAndRear,
     Fumbles,
     GrappleState,
@@ -149,6 +150,7 @@ class Ruleset:
     charge_set_weapons_double = _Switch()
     charge_once_per_10_rounds = _Switch()
     aerial_surprise_charge = _Switch()
+    double_damage = _Choice(DoubleDamage)
     cover = _Choice(Cover)
     concealment = _Choice(Concealment)
     miss_chance_dice = _Choice(MissChanceDice)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from referee.checks import Check, Compare, Keep, Modifier
 from referee.dice import DiceTape
+from referee.rules import abilities
 from referee.rules.ruleset import Ruleset
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def luck_save(
     keep: Keep = Keep.ALL,
 ) -> Check:
     """GAP-SAVES: a Luck (X) save is d20 <= score of X; modifiers move the target number (cover adds)."""
-    score = int(getattr(saver.spec.abilities, ability))
+    score = abilities.score(saver, ability, ruleset)  # 2 lower if fatigued or exhausted (MOD-COND-FATIGUED)
     mods = save_modifiers(saver, ruleset, how, luck_dex=ability == "dexterity")
     return Check(
         label=f"{saver.name} Luck ({ability[:3].title()}) save",

@@ -42,7 +42,9 @@ def _planned(setup: Setup, attacker: str, target: str, earlier: list[str], numbe
     if isinstance(action, Wait):
         return state, None
     if not isinstance(action, Attack) or action.target != target:
-        raise Unsupported(f"the tactics give {attacker} a {action.kind} action, not a plain attack on {target}")
+        raise Unsupported(
+            f"the tactics give {attacker} a {action.kind} action, not a plain attack on {target}"
+        )
     try:
         plan = plan_attack(attack_context(state, action))
     except IllegalActionError:
@@ -92,7 +94,9 @@ def attack_tables(
     dists: list[dict[Outcome, Fraction]] = []
     seen: dict[tuple[Any, ...], int] = {}
     # Combatants alike but for their names (`count: 6`) attack alike: compile each pair of kinds once.
-    kinds = [json.dumps(c.model_dump(mode="json", exclude={"name"}), sort_keys=True) for c in setup.combatants]
+    kinds = [
+        json.dumps(c.model_dump(mode="json", exclude={"name"}), sort_keys=True) for c in setup.combatants
+    ]
     done: dict[tuple[str, str, int], int] = {}
     for t in range(n):
         foes = [names[i] for i in range(n) if enemy[i, t]]

@@ -9,14 +9,17 @@ impose conditions or change armour, hooks that act at the start or end of a roun
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 
 import referee.rules.enabled  # noqa: F401  (registers every rule)
 from referee import chance
+from referee.dice import DiceSource
 from referee.engine import fight as fight_module
 from referee.engine import outcomes
 from referee.files import Setup
@@ -48,7 +51,7 @@ class Compiled:
     status_names: tuple[str, ...]  # code → status; code 0 is "active"
     target_key: npt.NDArray[np.int64]  # the tactics' preference, laid out as status_values (lowest chosen)
     may_act: npt.NDArray[np.bool_]  # (status code, struck down in its own slot) → acts (ODD-INIT-3)
-    end_code: IntArray  # (round, bitmask of sides standing) → -1 goes on, else the verdict (procedures.end_table)
+    end_code: IntArray  # (round, bitmask of sides standing) → -1 goes on, else procedures.end_table's verdict
     max_rounds: int
     exact: bool
     may_wait: bool  # some combatant cannot attack some enemy (the tactics wait)
@@ -106,19 +109,23 @@ def check_supported(setup: Setup) -> None:
     state = outcomes.probe_state(setup)
     for hooks in (fight_module.START_OF_ROUND, fight_module.END_OF_ROUND):
         for round_hook in hooks:
-            try:
-                rolls = chance.dice_requests(lambda dice: round_hook(state, dice), limit=1000)
-            except chance.TooManyOutcomes:
-                rolls = [chance.DieRequest(0, 0, "", False)]
-            if rolls:
+            if _rolls_dice(partial(round_hook, state)):
                 raise Unsupported(f"a round hook rolls dice ({round_hook.__name__})")
             if round_hook(state, chance.PrefixDice([])):
                 raise Unsupported(f"a round hook acts in this encounter ({round_hook.__name__})")
 
 
+def _rolls_dice(step: Callable[[DiceSource], object]) -> bool:
+    """Whether a step asks for any die on some way through it."""
+    try:
+        return bool(chance.dice_requests(step, limit=1000))
+    except chance.TooManyOutcomes:
+        return True
+
+
 def _side_rows(side_of: IntArray) -> tuple[tuple[int, int], ...]:
     """Row ranges per side, in the sides' order (the file lists each side's combatants together)."""
-    rows = []
+    rows: list[tuple[int, int]] = []
     for s in range(int(side_of.max()) + 1):
         where = np.flatnonzero(side_of == s)
         if where.size == 0 or where[-1] - where[0] + 1 != where.size or (rows and where[0] < rows[-1][1]):
@@ -166,6 +173,7 @@ def compile_setup(setup: Setup) -> Compiled:
     table_of = np.array(list(outcome_code), dtype=np.int32).reshape(-1, 3)
     lows, statuses = _status_tables(setup, hp, plan_index, dists)
     status_names = list(dict.fromkeys([hit_points.ACTIVE, *(s for row in statuses for s in row)]))
+    procedures.check_target_choice([c.name for c in combatants], lows, statuses)
     status_values = np.array([status_names.index(s) for row in statuses for s in row], dtype=np.int8)
     return Compiled(
         names=tuple(c.name for c in combatants),

@@ -33,4 +33,3 @@ def event_batch(setup: Setup, n: int, rng: np.random.Generator) -> Tally:
             tally.standing[i] += cs.is_active()
             tally.hp_left[i] += max(cs.hp, 0)
     return tally
-

@@ -141,7 +141,9 @@ def unit_keys(c: Compiled, round_no: int, rng: np.random.Generator, m: int) -> n
     return out
 
 
-def _initiative(c: Compiled, active: npt.NDArray[np.bool_], rng: np.random.Generator, round_no: int) -> tuple[Any, Any]:
+def _initiative(
+    c: Compiled, active: npt.NDArray[np.bool_], rng: np.random.Generator, round_no: int
+) -> tuple[Any, Any]:
     """Order of action: the highest key first, equal keys in one slot, file order inside a slot.
 
     Returns, per position (C, m), the combatant acting there and the first position of its slot. In

@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Hashable, Sequence
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +28,16 @@ from referee.dice import DiceSource, parse_dice
 from referee.files import Setup
 from referee.model import Combatant
 from referee.rules import hit_points, initiative, targeting, turns
-from referee.sim.tables import IntArray, Packed, Unsupported, exact, faces_for_total, ranks, sum_distribution, to_table
+from referee.sim.tables import (
+    IntArray,
+    Packed,
+    Unsupported,
+    exact,
+    faces_for_total,
+    ranks,
+    sum_distribution,
+    to_table,
+)
 
 FIRST_STRIKE_LIMIT = 6  # initiative units (combatants, or sides) whose round-1 orders are tabulated
 SUBSET_LIMIT = 6  # sides up to this size: group keys are checked for every subset of standing members
@@ -60,7 +70,9 @@ def hit_point_distribution(c: Combatant) -> dict[int, Fraction]:
 # --- initiative ------------------------------------------------------------------------------------
 
 
-def _key_distribution(setup: Setup, unit: str, members: Sequence[Combatant], number: int) -> dict[Hashable, Fraction]:
+def _key_distribution(
+    setup: Setup, unit: str, members: Sequence[Combatant], number: int
+) -> dict[Hashable, Fraction]:
     """The distribution of one unit's sort key in round `number`, from the rule's own roll."""
 
     def key(dice: DiceSource) -> tuple[tuple[int, ...], bool]:
@@ -161,7 +173,9 @@ def first_round_orders(setup: Setup, group: bool) -> IntArray | None:
 # --- defeat, target choice, turns, the end ---------------------------------------------------------
 
 
-def status_range(setup: Setup, c: Combatant, hp_low: int, hp_high: int, max_damage: int) -> tuple[int, list[str]]:
+def status_range(
+    setup: Setup, c: Combatant, hp_low: int, hp_high: int, max_damage: int
+) -> tuple[int, list[str]]:
     """`status_after_damage` for every hit-point total the fight can reach (two blows below the lowest)."""
     # Hit points before a blow are at least 1 (only standing combatants are chosen as targets); a
     # combatant struck down in its own slot still acts (ODD-INIT-3) and may be struck back once more.
@@ -179,12 +193,29 @@ def target_keys(lows: list[int], statuses: list[list[str]]) -> npt.NDArray[np.in
     if len(lows) > 255:
         raise Unsupported("more than 255 combatants")
     owner = [i for i, row in enumerate(statuses) for _ in row]
-    keys = [targeting.target_priority(lows[i] + h, 0, i) for i, row in enumerate(statuses) for h in range(len(row))]
+    keys = [
+        targeting.target_priority(lows[i] + h, 0, i)
+        for i, row in enumerate(statuses)
+        for h in range(len(row))
+    ]
     rank = ranks(list(keys))
     out = np.array([(rank[k] << 8) | i for i, k in zip(owner, keys, strict=True)], dtype=np.int64)
     standing = np.array([s == hit_points.ACTIVE for row in statuses for s in row])
     out[~standing] = NOBODY
     return out
+
+
+def check_target_choice(names: Sequence[str], lows: list[int], statuses: list[list[str]]) -> None:
+    """The kernels choose the lowest :func:`target_priority`; refuse if :func:`targeting.choose_target`
+    chooses otherwise among some standing candidates (a house rule written there instead)."""
+    highs = [low + len(row) - 1 for low, row in zip(lows, statuses, strict=True)]
+    for spread in range(4):  # everyone at 1, at their most, and two mixtures
+        hp = [1 + ((i + spread) % 2) * (high - 1) if spread >= 2 else (1 if spread == 0 else high)
+              for i, high in enumerate(highs)]  # fmt: skip
+        candidates = [(name, max(1, h), 0, i) for i, (name, h) in enumerate(zip(names, hp, strict=True))]
+        lowest = min(candidates, key=lambda c: targeting.target_priority(c[1], c[2], c[3]))[0]
+        if targeting.choose_target(candidates) != lowest:
+            raise Unsupported("the default target choice is not the lowest target_priority")
 
 
 def may_act_table(status_names: Sequence[str]) -> npt.NDArray[np.bool_]:
@@ -194,9 +225,14 @@ def may_act_table(status_names: Sequence[str]) -> npt.NDArray[np.bool_]:
     for code, status in enumerate(status_names):
         for down_in_slot in (0, 1):
             acting_down = {"x"} if down_in_slot else set()
-            chosen = turns.next_actor([["x"]], (), 0, acting_down, lambda _: status == hit_points.ACTIVE)
+            ready = partial(_is_ready, status)
+            chosen = turns.next_actor([["x"]], (), 0, acting_down, ready)
             out[code, down_in_slot] = chosen == "x"
     return out
+
+
+def _is_ready(status: str, name: str) -> bool:
+    return status == hit_points.ACTIVE
 
 
 def end_table(sides: Sequence[str], max_rounds: int) -> IntArray:

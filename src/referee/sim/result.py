@@ -46,7 +46,6 @@ class Tally:
         self.hp_left += other.hp_left
 
 
-
 @dataclass(frozen=True)
 class SimResult:
     setup: Setup
@@ -126,4 +125,3 @@ def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return (max(0.0, centre - half), min(1.0, centre + half))
-

@@ -63,7 +63,6 @@ def batch_size(compiled: Compiled | None) -> int:
     return int(max(1024, min(1 << 17, (1 << 22) // max(1, compiled.count))))
 
 
-
 def plan_run(setup: Setup, force_engine: bool = False) -> tuple[Compiled | None, str]:
     """The compiled tables, or None and the reason the event engine must play this encounter."""
     if force_engine:
@@ -134,4 +133,3 @@ def _run_batches(job: Job, seeds: list[np.random.SeedSequence], workers: int) ->
             yield from pool.imap(_worker, tasks)
     finally:
         _WORKER_JOB = None
-

@@ -27,7 +27,9 @@ class Unsupported(RefereeError):
     """The encounter needs something the vectorised path cannot express; the event engine runs it."""
 
 
-def exact(fn: Callable[[DiceSource], T], limit: int = LEAF_LIMIT, what: str = "this step") -> dict[T, Fraction]:
+def exact(
+    fn: Callable[[DiceSource], T], limit: int = LEAF_LIMIT, what: str = "this step"
+) -> dict[T, Fraction]:
     """:func:`chance.distribution` of a rule's procedure, refused (Unsupported) past `limit` sequences."""
     try:
         return chance.distribution(fn, limit, what)

@@ -162,7 +162,8 @@ class Store:
             try:
                 yield db
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # SQLite already rolled back after e.g. "database or disk is full"
+                    db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
 

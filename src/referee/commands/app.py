@@ -1,0 +1,106 @@
+"""The `referee` typer app. Its commands are imported when they are asked for by name, not at start-up.
+
+Click's documented way of loading subcommands lazily: a group whose ``list_commands`` names every
+command of :data:`referee.commands.COMMANDS` and whose ``get_command`` imports the one asked for
+(its module registers it on :data:`app` with ``@app.command()``). So `referee odds ...` imports the
+odds command and what it needs, never the simulator, the tracker or numba; help texts, option names,
+error messages and exit codes are the ones the commands define, unchanged.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import typer
+import typer.main
+from rich.console import Console
+from typer.core import TyperGroup
+
+from referee.commands import APP_HELP, COMMANDS
+from referee.errors import RefereeError
+
+# typer ships its own click; reach its exception classes through the public BadParameter.
+UsageError: type[Exception] = typer.BadParameter.__mro__[1]
+ClickException: type[Exception] = typer.BadParameter.__mro__[2]
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+class LazyCommands(TyperGroup):
+    """The `referee` group: every command listed, each imported on first use."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            self.commands[cmd_name] = load_command(cmd_name)
+        return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] not in COMMANDS:
+            # an unknown name: load every command so "Did you mean ...?" weighs them all (error path only)
+            for name in COMMANDS:
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
+
+
+app = typer.Typer(
+    name="referee",
+    help=APP_HELP,
+    cls=LazyCommands,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _group() -> None:
+    # A callback makes typer build a group even before any command module is imported.
+    pass
+
+
+def load_command(name: str) -> Any:
+    """Import the module that defines command `name` and build its click command (as typer does)."""
+    importlib.import_module(COMMANDS[name][0])
+    for info in app.registered_commands:
+        callback = info.callback
+        if callback is not None and (info.name or typer.main.get_command_name(callback.__name__)) == name:
+            return typer.main.get_command_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    raise LookupError(f"{COMMANDS[name][0]} does not define the command {name!r}")
+
+
+def one_line(message: str) -> None:
+    err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+
+
+def run() -> None:
+    """Run the app, turning the library's errors into one line and exit status 2."""
+    try:
+        code = app(standalone_mode=False)
+    except UsageError as exc:
+        ctx = getattr(exc, "ctx", None)
+        where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        one_line(f"{exc.format_message()}{where}")  # type: ignore[attr-defined]
+        sys.exit(2)
+    except ClickException as exc:
+        one_line(exc.format_message())  # type: ignore[attr-defined]
+        sys.exit(getattr(exc, "exit_code", 1))
+    except typer.Abort:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except RefereeError as exc:
+        one_line(str(exc))
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,92 @@
+"""The `d20` package, imported on first use, its parser tables read from a cache.
+
+Importing d20 builds its lark grammar's LALR tables (``d20.diceast`` does it at import), about a
+tenth of a second on every start of every process that reads a dice expression: most of what
+`referee odds` spent before answering. Here :data:`d20` stands in for the module and imports it on the
+first attribute asked for; during that import lark's constructor is given the tables saved by an
+earlier run (lark's own ``cache`` option, the file written atomically, one per grammar, lark version
+and Python version, under ``$XDG_CACHE_HOME/referee`` or ``~/.cache/referee``). A missing, stale or
+unreadable cache means the tables are built as before; parsing is the same either way
+(tests/test_dice_grammar.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+CACHE_ENV = "REFEREE_GRAMMAR_CACHE"  # a directory for the cache, or "off" to build the tables each time
+
+
+def cache_dir() -> Path | None:
+    """Where the parser tables are kept, or None when caching is off."""
+    chosen = os.environ.get(CACHE_ENV)
+    if chosen == "off":
+        return None
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "referee"
+
+
+def _cached_lark(real: Any) -> Any:
+    """A stand-in for ``lark.Lark`` that reuses saved tables for the same grammar and options."""
+
+    def build(grammar: str, **options: Any) -> Any:
+        import lark
+
+        where = cache_dir()
+        if where is None or "cache" in options:
+            return real(grammar, **options)
+        key = f"{grammar}{sorted((k, repr(v)) for k, v in options.items() if k != 'transformer')}"
+        digest = hashlib.sha256(f"{key}{lark.__version__}{sys.version_info[:2]}".encode()).hexdigest()
+        path = where / f"d20-grammar-{digest[:20]}.lark"
+        if path.is_file():
+            try:
+                return real(grammar, cache=str(path), **options)
+            except Exception:  # a damaged or foreign cache file: build the tables afresh
+                pass
+        parser = real(grammar, **options)
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            with open(partial, "wb") as out:
+                parser.save(out)
+            os.replace(partial, path)  # readers never see a half-written file
+        except OSError:
+            pass  # a read-only home: no cache, same answers
+        return parser
+
+    return build
+
+
+def import_d20() -> Any:
+    """Import d20 (its grammar from the cache when there is one)."""
+    if "d20" in sys.modules:
+        return sys.modules["d20"]
+    import lark
+
+    real = lark.Lark
+    lark.Lark = _cached_lark(real)  # d20.diceast does `from lark import Lark` and calls it at import
+    try:
+        with warnings.catch_warnings():
+            # d20 pins the retired `lark-parser` distribution, which warns on import.
+            warnings.simplefilter("ignore")
+            import d20
+    finally:
+        lark.Lark = real
+    return d20
+
+
+class _LazyD20:
+    """Stands in for the d20 module: the first attribute asked for imports it."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(import_d20(), name)
+
+
+d20: Any = _LazyD20()

@@ -1,0 +1,188 @@
+"""`referee fight` strings the rules together as the documents say (fight-level fidelity).
+
+Each test runs the real command with typed dice (`--dice`) and reads its `--json` output; the expected
+numbers are worked out from the documents' text in the comments, not from the library.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from tests.conftest import angthar_data, referee
+
+
+def fight(tmp_path: Path, data: dict[str, Any], *args: str) -> dict[str, Any]:
+    """Run `referee fight FILE ARGS --json` on `data` and return the parsed result."""
+    path = tmp_path / "encounter.yaml"
+    path.write_text(yaml.safe_dump(data))
+    out = referee("fight", str(path), *args, "--json")
+    assert out.returncode == 0, out.stderr
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def events(result: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [e for e in result["events"] if e["type"] == kind]
+
+
+def combatant(data: dict[str, Any], name: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(
+        c for side in data["sides"] for c in side["combatants"] if c["name"] == name
+    )
+    return found
+
+
+# --- MOD-COND-FATIGUED / MOD-COND-EXHAUSTED: ability scores -2 ------------------------------------------
+
+
+def test_fatigue_lowers_the_ability_scores_by_two(tmp_path: Path) -> None:
+    # rule: MOD-COND-FATIGUED ("reduce a character's ability scores by 2 temporarily and incur a -2
+    # penalty on to hit, damage"): Angthar's Str 14 (+1) becomes 12 (+0). d20 12 + 4 BTH + 0 Str - 2
+    # = 14 against AC 12; damage d8 6 + 0 Str - 2 = 4, the goblin's 4 hit points.
+    data = angthar_data(ruleset="mod")
+    combatant(data, "Angthar")["conditions"] = ["fatigued"]
+    result = fight(tmp_path, data, "--dice", "7,4,12,6")
+    attack = events(result, "attack")[0]
+    damage = events(result, "damage")[0]
+    assert (attack["total"], attack["target_number"], damage["damage"]) == (14, 12, 4)
+    strength = [m for m in attack["modifiers"] if m["rule"] == "ODD-MELEE-1"]
+    assert strength[0]["value"] == 0 and "14 → 12" in strength[0]["reason"]
+    assert result["winner"] == "Village"
+
+
+def test_exhaustion_lowers_dex_to_armour_class_once(tmp_path: Path) -> None:
+    # rule: MOD-COND-EXHAUSTED (exhaustion "is a more severe condition of fatigue", ability scores -2):
+    # the goblin attacks an exhausted Dex 13 (+1) defender in leather (AC 12 + 1 Dex = 13): Dex 11 gives
+    # +0, so AC 12, and a d20 11 + 1 HD = 12 hits.
+    data = angthar_data(ruleset="mod")
+    angthar = combatant(data, "Angthar")
+    angthar["abilities"]["dex"] = 13
+    angthar["conditions"] = ["exhausted"]
+    result = fight(tmp_path, data, "--dice", "1,9,11,3")  # goblin first; its d20 11, d6 3
+    attack = events(result, "attack")[0]
+    assert attack["actor"] == "Goblin"
+    assert (attack["total"], attack["target_number"], attack["hit"]) == (12, 12, True)
+
+
+# --- ODD-ROUND-4 with the round limit: a side left alone at the end of the last round wins -----------
+
+
+def test_a_side_left_alone_at_the_end_of_the_last_round_wins(tmp_path: Path) -> None:
+    # rule: MF-DROWN-2 (fighting, breath lasts ceil(Con / 3) = 1 round for Con 3), MF-DROWN-3 (then a
+    # Luck (Con) save at the end of each round, d20 <= 3, or die), ODD-ROUND-4: at the end of round 2,
+    # the last one (`--max-rounds 2`), Pell has drowned and the Deep are the only side left: they win.
+    data = {
+        "name": "drowning at the round limit",
+        "ruleset": "mod",
+        "options": {"drowning_fight_extra_d4": "off"},
+        "environment": {"underwater": True},
+        "sides": [
+            {"name": "Divers", "combatants": [
+                {"name": "Pell", "level": 1, "abilities": {"con": 3}, "hp": 900, "weapons": ["dagger"]}]},
+            {"name": "Deep", "combatants": [
+                {"name": "Shark", "hit_dice": 1, "hp": 900, "ac": 14, "aquatic": True, "weapons": ["bite"]}]},
+        ],
+    }  # fmt: skip
+    result = fight(tmp_path, data, "--seed", "0", "--max-rounds", "2")
+    save = next(e for e in events(result, "check") if e["rule"] == "MF-DROWN-3")
+    assert save["round"] == 2 and save["target_number"] == 3 and save["total"] > 3
+    end = events(result, "fight_end")[0]
+    assert (result["winner"], result["rounds"], end["data"]["reason"]) == ("Deep", 2, "one side left")
+
+
+# --- ODD-CHARGE-5: only a hit before the charge lands negates it --------------------------------------
+
+
+def una_charges(orc_weapon: str) -> dict[str, Any]:
+    """examples/charge.yaml: Una (level 3, +2, Str 14, Dex 15, leather: AC 13) charges the orc 45 ft away."""
+    data: dict[str, Any] = yaml.safe_load((Path(__file__).parents[2] / "examples" / "charge.yaml").read_text())
+    combatant(data, "Orc")["weapons"] = [orc_weapon]
+    return data
+
+
+def test_a_hit_after_the_charge_landed_does_not_negate_it(tmp_path: Path) -> None:
+    # rule: ODD-CHARGE-3 (+2 damage), ODD-CHARGE-4 (AC 13 - 4 = 9), ODD-CHARGE-5 ("If a defender scores a
+    # successful hit upon a charging character, the charge is negated"): Una wins initiative (9 vs 2), her
+    # charge lands first: d20 10 + 2 + 1 = 13 vs AC 12, d8 2 + 1 Str + 2 charge = 5. The orc then hits her
+    # (d20 15 + 1 = 16 vs AC 9): the charge has already landed, nothing is negated.
+    result = fight(tmp_path, una_charges("club"), "--dice", "8,9,2,10,2,15,3", "--max-rounds", "1")
+    damage = events(result, "damage")
+    assert [d["damage"] for d in damage] == [5, 3]
+    assert not [e for e in result["events"] if e.get("rule") == "ODD-CHARGE-5"]
+
+
+def test_a_hit_before_the_charge_lands_negates_it(tmp_path: Path) -> None:
+    # rule: ODD-CHARGE-5 ("the attacker is still allowed their movement and attack, but a successful hit
+    # does not deal any extra damage"), ODD-CHARGE-4 (the -4 also meets a ranged attack): the orc shoots
+    # first (initiative 9 vs 2) with a short bow, d20 15 + 1 = 16 vs AC 9, d6 3; Una's charge then hits
+    # (d20 10 + 3 = 13 vs 12) for d8 2 + 1 Str, no +2: 3.
+    result = fight(tmp_path, una_charges("short bow"), "--dice", "8,2,9,15,3,10,2", "--max-rounds", "1")
+    negated = [e for e in result["events"] if e.get("rule") == "ODD-CHARGE-5"]
+    assert negated and negated[0]["actor"] == "Orc"
+    una_hit = [d for d in events(result, "damage") if d["target"] == "Orc"]
+    assert una_hit[0]["damage"] == 3
+    assert [m["value"] for m in una_hit[0]["modifiers"] if m["rule"] == "ODD-CHARGE-5"] == [0]
+
+
+# --- MF-FUMBLE-3 and ODD-RANGED-4: a fumbled missile is resolved once --------------------------------
+
+
+def test_a_fumbled_missile_rerolled_at_an_ally_does_not_also_fly_on(tmp_path: Path) -> None:
+    # rule: MF-FUMBLE-3 ("the fumbled ranged or thrown attack is automatically rerolled against an ally in
+    # melee with the intended target"), ODD-RANGED-4: the archer (30 ft from the goblin, in melee with
+    # nobody) rolls a natural 1; Bran stands next to the goblin, on the line beyond it. The arrow is
+    # re-rolled once against Bran (d20 3 vs AC 12: a miss), and is not also a stray missile at him.
+    data: dict[str, Any] = {
+        "name": "a fumbled arrow",
+        "ruleset": "mf",
+        "sides": [
+            {"name": "Party", "combatants": [
+                {"name": "Archer", "level": 1, "hp": 9, "weapons": ["short bow"], "position": [0, 0],
+                 "tactic": {"maneuver": "attack", "target": "Goblin"}},
+                {"name": "Bran", "level": 1, "hp": 9, "ac": 12, "weapons": ["club"], "position": [0, 7],
+                 "tactic": {"maneuver": "hold"}}]},
+            {"name": "Goblins", "combatants": [
+                {"name": "Goblin", "hit_dice": 1, "hp": 5, "ac": 12, "weapons": ["scimitar"],
+                 "position": [0, 6], "tactic": {"maneuver": "hold"}}]},
+        ],
+    }  # fmt: skip
+    result = fight(tmp_path, data, "--dice", "9,5,2,1,3,10", "--max-rounds", "1")
+    archer = [e for e in events(result, "attack") if e["actor"] == "Archer"]
+    assert [(e["target"], e["total"], e["data"]["fumble"]) for e in archer] == [
+        ("Goblin", 1, True),
+        ("Bran", 3, False),
+    ]
+    assert not [e for e in result["events"] if e.get("rule") in {"ODD-RANGED-4", "ODD-RANGED-5"}]
+
+
+# --- HR-CHARGE-4 / MF-AIR-4: "double damage", option `double_damage` --------------------------------
+
+
+def set_spear(options: dict[str, str] | None = None) -> dict[str, Any]:
+    """Angthar (hr preset) charges a goblin 30 ft away that has set a spear (d6) against him."""
+    data = angthar_data(ruleset="hr", goblin_hp=20, **({"options": options} if options else {}))
+    combatant(data, "Angthar").update(position=[0, 0], tactic={"maneuver": "charge", "rounds": [1]})
+    combatant(data, "Goblin").update(position=[0, 6], weapons=["spear"], tactic={"maneuver": "hold"})
+    return data
+
+
+def test_a_set_spear_deals_double_damage_to_the_charger(tmp_path: Path) -> None:
+    # rule: HR-CHARGE-4 ("will do double damage on the charging character if they successfully hit"):
+    # Angthar's charge misses (d20 2 + 4 + 1 + 2 = 9 vs 12); the goblin's set spear hits (d20 13 + 1 = 14
+    # vs AC 12, HR-CHARGE-5: no Dex) for d6 3, doubled: 6. The damage event names HR-CHARGE-4.
+    result = fight(tmp_path, set_spear(), "--dice", "7,4,2,13,3", "--max-rounds", "1")
+    damage = events(result, "damage")[0]
+    assert (damage["target"], damage["damage"], damage["rule"]) == ("Angthar", 6, "HR-CHARGE-4")
+    assert "×2" in damage["text"]
+
+
+def test_double_damage_read_as_double_dice(tmp_path: Path) -> None:
+    # rule: HR-CHARGE-4 under `double_damage = dice` (the other reading): 2d6 = 3 + 4 = 7.
+    data = set_spear({"double_damage": "dice"})
+    result = fight(tmp_path, data, "--dice", "7,4,2,13,3,4", "--max-rounds", "1")
+    damage = events(result, "damage")[0]
+    assert (damage["damage"], damage["rule"]) == (7, "HR-CHARGE-4")
+    assert [d["sides"] for d in damage["dice"]] == [6, 6]
