@@ -186,3 +186,34 @@ def test_double_damage_read_as_double_dice(tmp_path: Path) -> None:
     damage = events(result, "damage")[0]
     assert (damage["damage"], damage["rule"]) == (7, "HR-CHARGE-4")
     assert [d["sides"] for d in damage["dice"]] == [6, 6]
+
+
+# --- MOD-COND-GRAPPLED-1/2 under `grapple_state = mod_grappled_plus_4` ---------------------------------
+
+
+def test_a_grapple_hit_establishes_the_mod_hold(tmp_path: Path) -> None:
+    # rule: ODD-GRAP-2 (grapple AC 15 + Str 0 + Dex 0 = 15: d20 15 hits), MOD-COND-GRAPPLED-1 (once a hold
+    # is established, the grapplers are +4 to be hit by others), MOD-COND-GRAPPLED-2 (an outsider hits one
+    # grappler at random: d2 = 2 → the orc): the archer's d20 8 + 4 = 12 against the orc's AC 13.
+    data: dict[str, Any] = {
+        "name": "a hold in the mod rules",
+        "ruleset": "mod",
+        "sides": [
+            {"name": "Party", "combatants": [
+                {"name": "Wrestler", "level": 1, "hp": 10, "weapons": ["club"],
+                 "tactic": {"maneuver": "grapple", "target": "Orc"}},
+                {"name": "Archer", "level": 1, "hp": 9, "weapons": ["club"],
+                 "tactic": {"maneuver": "attack", "target": "Orc"}}]},
+            {"name": "Orcs", "combatants": [
+                {"name": "Orc", "hit_dice": 1, "hp": 20, "ac": 13, "weapons": ["club"],
+                 "tactic": {"maneuver": "hold"}}]},
+        ],
+    }  # fmt: skip
+    result = fight(tmp_path, data, "--dice", "9,5,2,15,2,8,4", "--max-rounds", "1")
+    held = [(e["target"], e["data"]["condition"]) for e in events(result, "condition") if e["data"].get("added")]
+    assert held == [("Orc", "grappled"), ("Wrestler", "grappling")]
+    pick = next(e for e in events(result, "check") if e.get("rule") == "MOD-COND-GRAPPLED-2")
+    assert (pick["total"], pick["target"], len(pick["data"]["group"])) == (2, "Orc", 2)
+    archer = next(e for e in events(result, "attack") if e["actor"] == "Archer")
+    assert {"value": 4, "rule": "MOD-COND-GRAPPLED-1"}.items() <= archer["modifiers"][0].items()
+    assert (archer["total"], archer["target_number"]) == (12, 13)

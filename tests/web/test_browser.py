@@ -141,24 +141,26 @@ def test_referee_runs_a_fight_players_follow(
 
 ATTACK_PAGE = """<!doctype html><meta charset=utf-8><title>cat pictures</title>
 <iframe name=sink></iframe><iframe name=sink2></iframe><iframe name=sink3></iframe>
-<form id=rename method=post action="{tracker}/e/{eid}/rename" target=sink>
+<form id=rename method=post action="@TRACKER@/e/@EID@/rename" target=sink>
   <input name=name value=pwned></form>
-<form id=delete method=post action="{tracker}/e/{eid}/delete" target=sink2>
+<form id=delete method=post action="@TRACKER@/e/@EID@/delete" target=sink2>
   <input name=confirm value=yes></form>
-<form id=create method=post action="{tracker}/encounters" target=sink3>
-  <input name=source value=paste><textarea name=text>{encounter}</textarea></form>
+<form id=create method=post action="@TRACKER@/encounters" target=sink3>
+  <input name=source value=paste><input name=text id=text></form>
 <script>
+  const encounter = @ENCOUNTER@;
+  document.getElementById("text").value = JSON.stringify(encounter);
   document.getElementById("rename").submit();
   document.getElementById("delete").submit();
   document.getElementById("create").submit();
-  const plain = (path, body) => fetch("{tracker}" + path, {{
-    method: "POST", mode: "no-cors", credentials: "include", headers: {{"Content-Type": "text/plain"}}, body: body,
-  }}).catch(() => null);
+  const plain = (path, body) => fetch("@TRACKER@" + path, {
+    method: "POST", mode: "no-cors", credentials: "include", headers: {"Content-Type": "text/plain"}, body: body,
+  }).catch(() => null);
   Promise.all([
-    plain("/api/encounters/import", {export}),
-    plain("/api/encounters", JSON.stringify({{data: {encounter}}})),
-    plain("/api/encounters/{eid}/steps", JSON.stringify({{step: "begin", version: 0}})),
-  ]).then(() => setTimeout(() => {{ document.title = "done"; }}, 1500));
+    plain("/api/encounters/import", JSON.stringify(@EXPORT@)),
+    plain("/api/encounters", JSON.stringify({data: encounter})),
+    plain("/api/encounters/@EID@/steps", JSON.stringify({step: "begin", version: 0})),
+  ]).then(() => setTimeout(() => { document.title = "done"; }, 1500));
 </script>"""
 
 
@@ -174,7 +176,7 @@ class Hostile:
         seen = self.cookies
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+            def do_GET(self) -> None:
                 seen.append(self.headers.get("Cookie", ""))
                 body = page.encode()
                 self.send_response(200)
@@ -212,14 +214,9 @@ def test_a_page_on_another_port_gets_no_credential_and_cannot_act(live_server: A
     page.goto(f"{live_server.url}/?token={live_server.token}")
     page.goto(f"{live_server.url}/e/{eid}?token={own_token}")
     assert page.locator("#begin").is_visible()
-    encounter = json.dumps(json.dumps(angthar_data()))[1:-1].replace("{", "{{").replace("}", "}}")
-    hostile = Hostile(
-        ATTACK_PAGE.replace("{encounter}", "ENCOUNTER")
-        .format(
-            tracker=live_server.url, eid=eid, export=json.dumps(json.dumps(before)), encounter="ENCOUNTER"
-        )
-        .replace("ENCOUNTER", encounter.replace("{{", "{").replace("}}", "}"))
-    )
+    attack = ATTACK_PAGE.replace("@TRACKER@", live_server.url).replace("@EID@", eid)
+    attack = attack.replace("@ENCOUNTER@", json.dumps(angthar_data())).replace("@EXPORT@", json.dumps(before))
+    hostile = Hostile(attack)
     try:
         page.goto(hostile.url)
         page.wait_for_function("document.title === 'done'", timeout=20_000)

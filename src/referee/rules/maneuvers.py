@@ -29,6 +29,11 @@ def holds_odd(ctx: AttackContext) -> bool:
     return ctx.option("grapple_state") == "odd_held_defenceless"
 
 
+def holds_mod(ctx: AttackContext) -> bool:
+    """Option ``grapple_state = mod_grappled_plus_4``: a hold makes both grapplers `grappled` / `grappling`."""
+    return ctx.option("grapple_state") == "mod_grappled_plus_4"
+
+
 def holder_of(ctx: AttackContext) -> str | None:
     """The name of the creature holding the attacker, if the attacker is held."""
     cond = ctx.attacker.conditions.get("grappled")
@@ -100,6 +105,13 @@ def maneuver_effects(ctx: AttackContext) -> Iterator[tuple[str, Effect]]:
             if not ctx.defender.has(name):
                 yield "hit", Effect(name, "defender", None, "ODD-GRAP-3")
         yield "hit", Effect("grappling", "attacker", None, "ODD-GRAP-3")
+    elif ctx.form is AttackForm.GRAPPLE and holds_mod(ctx) and not is_breaking_free(ctx):
+        # MOD-COND-GRAPPLED-1: "assuming one creature has a hold established": the hit establishes it; both
+        # are then in the grapple (+4 to be hit by outsiders, who strike one at random: MOD-COND-GRAPPLED-2)
+        if not ctx.defender.has("grappled"):
+            yield "hit", Effect("grappled", "defender", None, "MOD-COND-GRAPPLED-1")
+        if not ctx.attacker.has("grappling"):
+            yield "hit", Effect("grappling", "attacker", None, "MOD-COND-GRAPPLED-1")
     if ctx.form is AttackForm.OVERBEAR:
         yield "attempt", Effect("overbearing", "attacker", 0, "ODD-OVERB-5")
         if not ctx.defender.has("prone"):

@@ -58,29 +58,29 @@ def compile_attack(
 ) -> int:  # fmt: skip
     """The outcome table of `attacker`'s default attack on `target` (-1: the tactics wait)."""
     state, chosen = _planned(setup, attacker, target, earlier, 1)
+    if chosen is not None:
+        action, plan = chosen
+        if plan.on_hit or plan.on_attempt:
+            raise Unsupported(f"{attacker}'s attack on {target} imposes conditions")
+        if plan.deflection_used:
+            raise Unsupported(f"{attacker}'s attack on {target} spends shield deflections (DAC-DEFL-3)")
+        if plan.damage.knockout:
+            raise Unsupported(f"{attacker}'s attack on {target} is a knock-out attempt (MF-KO-1)")
+        key = _plan_key(plan)
+        if key not in seen:
+            try:
+                dist = outcomes.attack_outcome_distribution(state, action, LEAF_LIMIT)
+            except (outcomes.UnsupportedOutcome, chance.TooManyOutcomes) as exc:
+                raise Unsupported(f"{attacker}'s attack on {target}: {exc}") from None
+            seen[key] = len(dists)
+            dists.append(dist)
+    # the tables hold one plan per pair: the attack must not change after the first round
     _, later = _planned(setup, attacker, target, earlier, 2)
     if (chosen is None) != (later is None) or (
         chosen is not None and later is not None and _plan_key(chosen[1]) != _plan_key(later[1])
     ):
         raise Unsupported(f"{attacker}'s attack on {target} changes after the first round")
-    if chosen is None:
-        return -1
-    action, plan = chosen
-    if plan.on_hit or plan.on_attempt:
-        raise Unsupported(f"{attacker}'s attack on {target} imposes conditions")
-    if plan.deflection_used:
-        raise Unsupported(f"{attacker}'s attack on {target} spends shield deflections (DAC-DEFL-3)")
-    if plan.damage.knockout:
-        raise Unsupported(f"{attacker}'s attack on {target} is a knock-out attempt (MF-KO-1)")
-    key = _plan_key(plan)
-    if key not in seen:
-        try:
-            dist = outcomes.attack_outcome_distribution(state, action, LEAF_LIMIT)
-        except (outcomes.UnsupportedOutcome, chance.TooManyOutcomes) as exc:
-            raise Unsupported(f"{attacker}'s attack on {target}: {exc}") from None
-        seen[key] = len(dists)
-        dists.append(dist)
-    return seen[key]
+    return -1 if chosen is None else seen[_plan_key(chosen[1])]
 
 
 def attack_tables(

@@ -1,0 +1,131 @@
+"""How fast the `referee` command answers, as whole processes, round 1 against now in the same run.
+
+    .venv/bin/python benchmarks/bench_cli.py               # 15 runs of each, print, append to README.md
+    .venv/bin/python benchmarks/bench_cli.py -n 31 --no-record
+
+Issue 12, target 4: `referee --help` and one attack's `referee odds FILE --attacker A --target T` at
+least 3x faster than round 1 (commit 6ea1143, exported by :mod:`baseline`). Each command runs as a new
+process (the console script's code on this virtualenv's Python) N times for each version, interleaved
+(round 1, now, now, round 1, ...) so that the load of a shared machine falls on both alike; after one
+warm-up run of each (bytecode compiled, caches filled). Reported: the median and worst wall-clock time,
+the median CPU time of the process (user + system, which waiting for a busy machine does not inflate)
+and the ratio round 1 / now of the medians. Both versions must print the same thing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from baseline import NOW_SRC, ROUND1, python_env, referee_command, round1_src
+
+HERE = Path(__file__).resolve().parent
+README = HERE / "README.md"
+MARK = "<!-- bench_cli.py appends its rows above this line -->"
+DUEL = str(HERE.parent / "examples" / "duel.yaml")
+CASES: dict[str, list[str]] = {
+    "referee --help": ["--help"],
+    "referee odds duel.yaml --attacker Angthar --target Goblin": [
+        "odds", DUEL, "--attacker", "Angthar", "--target", "Goblin",
+    ],
+}  # fmt: skip
+
+
+def run_once(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, stdout) of one whole `referee` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(referee_command(*args), env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"referee {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def measure(runs: int) -> list[dict[str, object]]:
+    versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC)}
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    outputs: dict[tuple[str, str], str] = {}
+    for case, args in CASES.items():
+        for version, env in versions.items():
+            outputs[case, version] = run_once(args, env)[2]  # warm-up: bytecode, grammar cache
+    for i in range(runs):
+        order = list(versions) if i % 2 == 0 else list(reversed(versions))
+        for case, args in CASES.items():
+            for version in order:
+                wall, cpu, _ = run_once(args, versions[version])
+                times.setdefault((case, version), []).append((wall, cpu))
+    rows: list[dict[str, object]] = []
+    for case in CASES:
+        stats = {}
+        for version in versions:
+            walls = [w for w, _ in times[case, version]]
+            stats[version] = (
+                statistics.median(walls), max(walls), statistics.median(c for _, c in times[case, version])
+            )
+        rows.append(
+            {
+                "case": case,
+                "round1": stats["round 1"],
+                "now": stats["now"],
+                "ratio": stats["round 1"][0] / stats["now"][0],
+                "cpu_ratio": stats["round 1"][2] / stats["now"][2],
+                "same_output": outputs[case, "round 1"] == outputs[case, "now"],
+            }
+        )
+    return rows
+
+
+def ms(value: float) -> str:
+    return f"{value * 1000:.0f}"
+
+
+def table_row(stamp: str, load: str, row: dict[str, object], runs: int) -> str:
+    r1, now = row["round1"], row["now"]
+    assert isinstance(r1, tuple) and isinstance(now, tuple)
+    return (
+        f"| {stamp} | {load} | `{row['case']}` | {runs} | {ms(r1[0])} ms (worst {ms(r1[1])}; CPU {ms(r1[2])}) "
+        f"| {ms(now[0])} ms (worst {ms(now[1])}; CPU {ms(now[2])}) | **{row['ratio']:.1f}×** "
+        f"(CPU {row['cpu_ratio']:.1f}×) | {'yes' if row['same_output'] else 'NO'} |"
+    )
+
+
+def record(lines: list[str]) -> None:
+    text = README.read_text()
+    if MARK not in text:
+        print(f"{README.name} has no '{MARK}' line; not recorded", file=sys.stderr)
+        return
+    README.write_text(text.replace(MARK, "\n".join(lines) + "\n" + MARK))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    quick = bool(os.environ.get("REFEREE_BENCH_QUICK"))
+    parser.add_argument("-n", "--runs", type=int, default=3 if quick else 15, help="runs of each command")
+    parser.add_argument("--no-record", action="store_true", help=f"only print; do not append to {README.name}")
+    options = parser.parse_args()
+    load_before = os.getloadavg()[0]
+    rows = measure(options.runs)
+    load = f"{os.cpu_count()}, {load_before:.1f}–{os.getloadavg()[0]:.1f}"
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [table_row(stamp, load, row, options.runs) for row in rows]
+    print(f"round 1 = {ROUND1}; cores, load average before–after: {load}")
+    print("| recorded | cores, load | command | runs | round 1: median | now: median | round 1 / now | same output |")
+    print("|---|---|---|---|---|---|---|---|")
+    print("\n".join(lines))
+    if not options.no_record:
+        record(lines)
+    return 0 if all(row["same_output"] for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
