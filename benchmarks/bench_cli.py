@@ -21,6 +21,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,6 +30,10 @@ from baseline import NOW_SRC, ROUND1, python_env, referee_command, round1_src
 HERE = Path(__file__).resolve().parent
 README = HERE / "README.md"
 MARK = "<!-- bench_cli.py appends its rows above this line -->"
+HEADER = (
+    "| recorded | cores, load before–after | command | bytecode | runs | round 1: median | now: median "
+    "| round 1 / now | same output |\n|---|---|---|---|---|---|---|---|---|"
+)
 DUEL = str(HERE.parent / "examples" / "duel.yaml")
 CASES: dict[str, list[str]] = {
     "referee --help": ["--help"],
@@ -51,8 +56,25 @@ def run_once(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     return wall, cpu, done.stdout
 
 
-def measure(runs: int) -> list[dict[str, object]]:
-    versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC)}
+def bytecode_env(env: dict[str, str], bytecode: bool) -> dict[str, str]:
+    """With `bytecode`, modules are compiled once (in the warm-up) and their bytecode reused, as for an
+    installed package, kept under the temporary directory (the working tree is left alone); without,
+    every run compiles every module it imports from source (PYTHONDONTWRITEBYTECODE=1)."""
+    env = dict(env)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "referee-bench-pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
+
+
+def measure(runs: int, bytecode: bool) -> list[dict[str, object]]:
+    versions = {
+        "round 1": bytecode_env(python_env(round1_src()), bytecode),
+        "now": bytecode_env(python_env(NOW_SRC), bytecode),
+    }
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     outputs: dict[tuple[str, str], str] = {}
     for case, args in CASES.items():
@@ -89,11 +111,11 @@ def ms(value: float) -> str:
     return f"{value * 1000:.0f}"
 
 
-def table_row(stamp: str, load: str, row: dict[str, object], runs: int) -> str:
+def table_row(stamp: str, load: str, row: dict[str, object], runs: int, bytecode: bool) -> str:
     r1, now = row["round1"], row["now"]
     assert isinstance(r1, tuple) and isinstance(now, tuple)
     return (
-        f"| {stamp} | {load} | `{row['case']}` | {runs} | {ms(r1[0])} ms (worst {ms(r1[1])}; CPU {ms(r1[2])}) "
+        f"| {stamp} | {load} | `{row['case']}` | {'reused' if bytecode else 'compiled each run'} | {runs} | {ms(r1[0])} ms (worst {ms(r1[1])}; CPU {ms(r1[2])}) "
         f"| {ms(now[0])} ms (worst {ms(now[1])}; CPU {ms(now[2])}) | **{row['ratio']:.1f}×** "
         f"(CPU {row['cpu_ratio']:.1f}×) | {'yes' if row['same_output'] else 'NO'} |"
     )
@@ -112,19 +134,26 @@ def main() -> int:
     quick = bool(os.environ.get("REFEREE_BENCH_QUICK"))
     parser.add_argument("-n", "--runs", type=int, default=3 if quick else 15, help="runs of each command")
     parser.add_argument("--no-record", action="store_true", help=f"only print; do not append to {README.name}")
+    parser.add_argument(
+        "--bytecode", choices=["reused", "compiled", "both"], default="both",
+        help="reuse compiled modules as an installed package does, compile from source every run, or both",
+    )  # fmt: skip
     options = parser.parse_args()
-    load_before = os.getloadavg()[0]
-    rows = measure(options.runs)
-    load = f"{os.cpu_count()}, {load_before:.1f}–{os.getloadavg()[0]:.1f}"
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [table_row(stamp, load, row, options.runs) for row in rows]
-    print(f"round 1 = {ROUND1}; cores, load average before–after: {load}")
-    print("| recorded | cores, load | command | runs | round 1: median | now: median | round 1 / now | same output |")
-    print("|---|---|---|---|---|---|---|---|")
+    lines: list[str] = []
+    same = True
+    for bytecode in {"reused": [True], "compiled": [False], "both": [True, False]}[options.bytecode]:
+        load_before = os.getloadavg()[0]
+        rows = measure(options.runs, bytecode)
+        load = f"{os.cpu_count()}, {load_before:.1f}–{os.getloadavg()[0]:.1f}"
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        lines += [table_row(stamp, load, row, options.runs, bytecode) for row in rows]
+        same = same and all(row["same_output"] for row in rows)
+    print(f"round 1 = {ROUND1}")
+    print(HEADER)
     print("\n".join(lines))
     if not options.no_record:
         record(lines)
-    return 0 if all(row["same_output"] for row in rows) else 1
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

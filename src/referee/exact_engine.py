@@ -125,9 +125,9 @@ def state_key(fight: Fight, *, rolls: bool = True) -> Hashable:
 
 def _frozen(value: Any, skip: set[str]) -> Hashable:
     """A hashable image of a piece of state; containers keep their order (sets are sorted)."""
-    if isinstance(value, FightState | CombatantState) or (
-        is_dataclass(value) and not isinstance(value, type)
-    ):
+    if type(value) in _PLAIN:
+        return value
+    if is_dataclass(value) and not isinstance(value, type):
         return (
             type(value).__name__,
             tuple((f.name, _frozen(getattr(value, f.name), skip)) for f in fields(value) if f.name not in skip),
@@ -138,13 +138,14 @@ def _frozen(value: Any, skip: set[str]) -> Hashable:
         return ("set", tuple(sorted((_frozen(v, skip) for v in value), key=repr)))
     if isinstance(value, list | tuple):
         return ("seq", tuple(_frozen(v, skip) for v in value))
-    if isinstance(value, str | int | float | bool | type(None)):
-        return value
     try:
         hash(value)
     except TypeError:
         raise RefereeError(f"the exact walk cannot key a {type(value).__name__} in the fight state") from None
-    return value  # any other hashable value (an enum, a frozen record) keys itself
+    return value  # any other hashable value (a str or int subclass, an enum, a frozen record) keys itself
+
+
+_PLAIN = {str, int, float, bool, type(None)}
 
 
 # --- the walk --------------------------------------------------------------------------------------

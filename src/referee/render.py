@@ -17,6 +17,7 @@ from rich.text import Text
 
 from referee.engine.events import Event, EventType
 from referee.engine.fight import FightResult
+from referee.rules import decisive
 from referee.setup import Setup
 
 STYLES = {
@@ -27,6 +28,9 @@ STYLES = {
     EventType.SURPRISE: "magenta",
     EventType.CONDITION: "yellow",
 }
+
+# The events whose data may list the modifiers that decided them (referee.rules.decisive).
+DECIDED = {EventType.ATTACK, EventType.DAMAGE}
 
 # Attack and damage texts already spell out their dice ("1d20 12 +4 ..."); these kinds list theirs.
 DICE_SHOWN = {EventType.SETUP, EventType.INITIATIVE}
@@ -40,6 +44,7 @@ class EventParts:
     text: str
     rule: str | None
     dice: str  # "d10=8, d10=3", or "" when the text already shows them
+    decided: str = ""  # "+1 Str [ODD-MELEE-1] decided it": what decided an attack or a defeat (issue 13)
 
     @property
     def style(self) -> str | None:
@@ -64,7 +69,8 @@ def event_parts(e: Event) -> EventParts | None:
         text = f"— {e.text} —"
     rule = e.rule if e.rule and e.rule not in text else None
     dice = ", ".join(f"d{d.sides}={d.value}" for d in e.dice) if e.type in DICE_SHOWN else ""
-    return EventParts(e.type, text, rule, dice)
+    decided = decisive.describe(e.data.get("decisive") or ()) if e.type in DECIDED else ""
+    return EventParts(e.type, text, rule, dice, decided)
 
 
 def dice_text(e: Event) -> str:
@@ -82,7 +88,8 @@ def event_line(e: Event) -> str | None:
     line = _escape(parts.text)
     if parts.style:
         line = f"[{parts.style}]{line}[/{parts.style}]"
-    return f"{line}{rule}" + (dice_text(e) if e.type in DICE_SHOWN else "")
+    decided = f"; {_escape(parts.decided)}" if parts.decided else ""
+    return f"{line}{rule}" + (dice_text(e) if e.type in DICE_SHOWN else "") + decided
 
 
 def plain_line(e: Event) -> str | None:
@@ -92,7 +99,8 @@ def plain_line(e: Event) -> str | None:
         return None
     rule = f" [{parts.rule}]" if parts.rule else ""
     dice = f" ({parts.dice})" if parts.dice else ""
-    return f"{parts.text}{rule}{dice}"
+    decided = f"; {parts.decided}" if parts.decided else ""
+    return f"{parts.text}{rule}{dice}{decided}"
 
 
 def markdown_line(e: Event) -> str | None:
@@ -105,7 +113,8 @@ def markdown_line(e: Event) -> str | None:
         text = f"**{text}**"
     rule = f" `{parts.rule}`" if parts.rule else ""
     dice = f" *({parts.dice})*" if parts.dice else ""
-    return f"- {text}{rule}{dice}"
+    decided = f"; {_markdown_escape(parts.decided)}" if parts.decided else ""
+    return f"- {text}{rule}{dice}{decided}"
 
 
 def plain_account(events: Iterable[Event]) -> str:

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from tests.conftest import angthar_data, referee
 
@@ -217,3 +218,29 @@ def test_a_grapple_hit_establishes_the_mod_hold(tmp_path: Path) -> None:
     archer = next(e for e in events(result, "attack") if e["actor"] == "Archer")
     assert {"value": 4, "rule": "MOD-COND-GRAPPLED-1"}.items() <= archer["modifiers"][0].items()
     assert (archer["total"], archer["target_number"]) == (12, 13)
+
+
+# --- MF-COVER-3, ODD-SIT-4, ODD-COVER-NOATK: a refused tactic is recorded, never turned into another attack --
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "situation", "rule"),
+    [
+        ("mf", {"cover": "full"}, "MF-COVER-3"),  # "cannot be directly attacked unless the cover is bypassed"
+        ("odd", {"flags": ["undetected"]}, "ODD-SIT-4"),  # "attackers must know of a defender's presence"
+        ("odd", {"flags": ["no_attack_from_cover"]}, "ODD-COVER-NOATK"),  # "may not attack"
+    ],
+)
+def test_a_refused_tactic_is_recorded_with_its_rule(
+    tmp_path: Path, ruleset: str, situation: dict[str, Any], rule: str
+) -> None:
+    # rule: MF-COVER-3, ODD-SIT-4, ODD-COVER-NOATK: Angthar's tactic is an attack the rules forbid; the
+    # refusal is recorded with its rule, and with the same circumstances no other attack is legal, so he
+    # waits (he never strikes the goblin at its plain AC 12).
+    data = angthar_data(ruleset=ruleset)
+    combatant(data, "Angthar")["tactic"] = {"maneuver": "attack", "target": "Goblin", "situation": situation}
+    result = fight(tmp_path, data, "--dice", "7,4,5", "--max-rounds", "1")
+    refused = [e for e in events(result, "action") if e["data"].get("kind") == "refused"]
+    assert [e["rule"] for e in refused] == [rule]
+    assert rule in refused[0]["text"] and refused[0]["data"]["instead"] == "wait"
+    assert not [e for e in events(result, "attack") if e["actor"] == "Angthar"]

@@ -267,12 +267,14 @@ def test_climbing_minus_2_slope_minus_1_natural_climber_keeps_dex() -> None:
 
 
 def test_fatigue_conflict_mod_fixed_minus_2_vs_odd_referee() -> None:
-    # rule: MOD-COND-FATIGUED, MOD-COND-EXHAUSTED (-2 to hit and damage) under conditions_fatigue=mod_fixed
+    # rule: MOD-COND-FATIGUED, MOD-COND-EXHAUSTED (-2 to hit and damage, and every ability score -2: the
+    # hero's Str 10 becomes 8, -1) under conditions_fatigue=mod_fixed: d20 18 - 1 - 2 = 15 vs AC 15; 5 - 3 = 2
     for name, rule in (("fatigued", "MOD-COND-FATIGUED"), ("exhausted", "MOD-COND-EXHAUSTED")):
         fight = duel("mod", hero_kw={"conditions": [name]})
-        events = attack(fight.state, [17, 5], situation=Situation(flags=frozenset({"self_defence"})))
+        events = attack(fight.state, [18, 5], situation=Situation(flags=frozenset({"self_defence"})))
         assert Modifier(-2, rule, name) in of(events, EventType.ATTACK)[0].modifiers
-        assert of(events, EventType.DAMAGE)[0].damage == 3
+        assert of(events, EventType.ATTACK)[0].total == 15
+        assert of(events, EventType.DAMAGE)[0].damage == 2
     odd = duel("odd", hero_kw={"conditions": ["fatigued"]})  # ODD-AC-COND: the referee decides
     assert swing(odd.state, [15, 5]).total == 15
 

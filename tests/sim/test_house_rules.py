@@ -14,7 +14,7 @@ from referee import sim
 from referee.dice import DiceSource
 from referee.files import Setup, setup_from_data
 from referee.model import Combatant
-from referee.rules import hit_points, initiative, targeting, turns
+from referee.rules import attack_roll, hit_points, initiative, targeting, turns
 from referee.rules.ruleset import Ruleset
 
 ENGINE_FIGHTS = 3000
@@ -108,3 +108,24 @@ def test_an_end_rule_the_tables_cannot_carry_is_refused(monkeypatch: pytest.Monk
     monkeypatch.setattr(turns, "fight_end", first_blood)
     result = sim.simulate(make_setup(angthar_data()), 5, seed=1)
     assert result.path == sim.EVENT_ENGINE and "middle of a round" in result.reason
+
+
+def test_a_confirmation_house_rule_reaches_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: MF-CRIT-1 with a house rule in rules/attack_roll.py: no natural 20 is ever a critical
+    from tests.sim.cases import assert_matches_exact, under
+
+    from referee import odds
+
+    setup = under("lucas_and_krieger.yaml", "mf")
+
+    def mean_damage(compiled: sim.Compiled) -> float:
+        return float(compiled.out_target[compiled.dmg.table(int(compiled.plan_index[0, 1, 0]))].mean())
+
+    before = mean_damage(sim.compile_setup(setup))
+    monkeypatch.setattr(attack_roll, "confirm_critical", lambda crit, dice: False)
+    assert mean_damage(sim.compile_setup(setup)) < before
+    result = sim.simulate(setup, FAST_FIGHTS, seed=6)
+    exact = odds.fight_odds(setup)  # the exact odds follow the same procedure
+    rounds = sum(float(p) * r for r, p in exact.rounds.items())
+    wins = {side: float(p) for side, p in exact.wins.items()}
+    assert_matches_exact(result, wins, float(exact.draw), float(exact.limit), rounds)

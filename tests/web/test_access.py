@@ -129,6 +129,7 @@ def test_programs_with_the_token_header_need_no_csrf_token(tmp_path: Path) -> No
         {"Origin": "http://127.0.0.1:9999"},  # another port of the same host: another origin
         {"Origin": "http://evil.example"},
         {"Origin": "null"},
+        {"Origin": "null", "Sec-Fetch-Site": "same-site"},
         {"Sec-Fetch-Site": "same-site"},
         {"Sec-Fetch-Site": "cross-site"},
     ],
@@ -144,6 +145,12 @@ def test_a_change_from_another_origin_is_refused(tmp_path: Path, headers: dict[s
     assert client.get("/api/encounters").json() == []
     same = {"Origin": "http://127.0.0.1:8000", "Sec-Fetch-Site": "same-origin", "X-CSRF-Token": csrf}
     assert client.post("/api/encounters", json={"data": angthar_data()}, headers=same).status_code == 201
+    # the tracker's own pages send no referrer, so their forms say `Origin: null`: Sec-Fetch-Site decides
+    form = {"source": "paste", "text": "x", "csrf": csrf}
+    own_form = client.post(
+        "/encounters", data=form, headers={"Origin": "null", "Sec-Fetch-Site": "same-origin"}
+    )
+    assert own_form.status_code == 422  # past the origin check: "x" is not an encounter
 
 
 def test_wrong_passwords_are_limited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

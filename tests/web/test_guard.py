@@ -89,3 +89,20 @@ def test_a_chunked_body_under_the_limit_is_read(tracker: Any) -> None:
         "/api/encounters", content=iter([body[:50], body[50:]]), headers=as_json(tracker)
     )
     assert response.status_code == 201, response.text
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("steps", {"step": "begin", "version": 2**63}),
+        ("steps", {"step": "begin", "version": 0, "revision": 2**64}),
+        ("steps", {"step": "begin", "version": 0, "seed": 2**70}),
+        ("undo", {"version": 0, "keep": 2**63}),
+        ("undo", {"version": 2**63, "count": 2**63}),
+        ("redo", {"version": -(2**63) - 1}),
+    ],
+)
+def test_numbers_past_sqlites_integers_are_never_a_500(tracker: Any, path: str, body: dict[str, Any]) -> None:
+    eid = tracker.create()
+    response = tracker.client.post(f"/api/encounters/{eid}/{path}", json=body, headers=tracker.auth)
+    assert response.status_code in {200, 409, 422}, response.text

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +154,25 @@ def test_a_database_that_fails_while_running_is_a_json_error(
     assert page.status_code in {422, 503}
     monkeypatch.undo()
     assert client.get(f"/api/encounters/{eid}", headers=auth).json()["version"] == 0
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv to run as nobody"
+)
+@pytest.mark.parametrize("mode", [0o644, 0o666])  # a read-only file; a writable file in a read-only folder
+def test_serve_as_a_user_who_cannot_write_the_database_refuses_to_start(mode: int) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="referee-ro-"))
+    try:
+        folder.chmod(0o755)
+        path = folder / "tracker.sqlite3"
+        Store(path)
+        path.chmod(mode)
+        command = [sys.executable, "-c", "from referee.cli import main; main()", "serve", "--db", str(path)]
+        nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        done = subprocess.run([*nobody, *command, "--port", "1"], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+        assert re.search("cannot be read and written|readonly|unable to open", lines[0]), lines[0]
+    finally:
+        shutil.rmtree(folder)

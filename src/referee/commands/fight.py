@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from referee.cli import app, console, dump_json
+
+if TYPE_CHECKING:
+    from referee.engine.fight import FightResult
+    from referee.rules.decisive import WhyRow
 
 
 @app.command()
@@ -26,6 +30,13 @@ def fight(
         int | None, typer.Option(min=1, max=1000, help="Stop after this many rounds.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the fight as one JSON object.")] = False,
+    why: Annotated[
+        bool,
+        typer.Option(
+            "--why",
+            help="After the fight, list the rules that decided the most outcomes (with --json: a `why` key).",
+        ),
+    ] = False,
 ) -> None:
     """Run a whole fight from an encounter file and print its round-by-round account."""
     from referee.dice import RandomDice, ScriptedDice, parse_script
@@ -37,7 +48,41 @@ def fight(
     source = RandomDice(seed if seed is not None else 0)
     dice_source = ScriptedDice(parse_script(dice), then=source) if dice else source
     result = run_fight(setup, dice_source, max_rounds=max_rounds).result()
+    rows = why_rows(result) if why else None
     if as_json:
-        dump_json(result.to_dict())
+        data = result.to_dict()
+        if rows is not None:
+            data["why"] = [row.to_dict() for row in rows]
+        dump_json(data)
     else:
         print_fight(console, setup, result)
+        if rows is not None:
+            print_why(rows)
+
+
+WHY_SHOWN = 10  # rows of the --why table; the JSON lists every rule
+
+
+def why_rows(result: FightResult) -> list[WhyRow]:
+    """Issue 13: the rules that decided the fight's outcomes (hits, misses and defeats), most first."""
+    from referee.rules.decisive import tally
+
+    return tally(e.data["decisive"] for e in result.events if e.data.get("decisive"))
+
+
+def print_why(rows: list[WhyRow]) -> None:
+    """The --why table: rule, reason, how many outcomes it decided (without it, each would have flipped)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    if not rows:
+        console.print("No outcome was decided by a single modifier.")
+        return
+    table = Table(title="what decided the outcomes")
+    for column in ("rule", "reason", "outcomes decided"):
+        table.add_column(column)
+    for row in rows[:WHY_SHOWN]:
+        table.add_row(escape(row.rule), escape(row.reason), str(row.outcomes))
+    console.print(table)
+    if len(rows) > WHY_SHOWN:
+        console.print(f"… and {len(rows) - WHY_SHOWN} more rule(s) (--json lists every one).")

@@ -25,7 +25,7 @@ from rich.theme import Theme
 
 from referee.commands import APP_HELP, COMMANDS
 
-USAGE = "Usage: referee [OPTIONS] COMMAND [ARGS]..."
+USAGE = "Usage: {prog} [OPTIONS] COMMAND [ARGS]..."
 
 
 class _OptionHighlighter(RegexHighlighter):
@@ -74,6 +74,21 @@ def help_console() -> Console:
     )
 
 
+def program_name() -> str:
+    """The name the usage line gives the program, as click detects it (click.utils._detect_program_name):
+    the script's file name, or ``python -m package.module``."""
+    main = sys.modules["__main__"]
+    path = sys.argv[0]
+    package = getattr(main, "__package__", None)
+    if package in {None, ""} or (
+        os.name == "nt" and package == "" and not os.path.exists(path) and os.path.exists(f"{path}.exe")
+    ):
+        return os.path.basename(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    module = str(package) if name == "__main__" else f"{package}.{name}"
+    return f"python -m {module.lstrip('.')}"
+
+
 def _panel(table: Table, title: str) -> Panel:
     return Panel(table, border_style="dim", title=title, title_align="left")
 
@@ -89,7 +104,7 @@ def print_top_help(console: Console | None = None) -> None:
     """Print `referee --help` as typer would: usage, the app's help, the Options and Commands panels."""
     console = console or help_console()
     highlight = _OptionHighlighter()
-    console.print(Padding(highlight(USAGE), 1), style="bold")
+    console.print(Padding(highlight(USAGE.format(prog=program_name())), 1), style="bold")
     first_line = APP_HELP.partition("\n\n")[0].replace("\n", " ").strip()
     text = Group(highlight(Text.from_markup(first_line, style="")))
     console.print(Padding(Align(text, pad=False), (0, 1, 1, 1)))

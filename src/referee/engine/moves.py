@@ -13,7 +13,7 @@ from referee.dice import DiceSource
 from referee.engine.action_support import action_event, actor_state
 from referee.engine.actions import Action, Attack
 from referee.engine.events import Event, EventType, event
-from referee.engine.resolve import AttackOutcome, attack_context, attack_events
+from referee.engine.resolve import MELEE_CONTACT, AttackOutcome, attack_context, attack_events, off_grid_gap
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.rules import movement
@@ -55,9 +55,9 @@ def destination(
     """Where a move ends and how many feet it covers (None when positions are not known)."""
     start = c.position
     if start is None:
-        if to is not None or path or toward is not None:
+        if to is not None or path:
             raise IllegalActionError(f"{c.name} has no position on the grid; state the distance instead")
-        return None, None
+        return None, None  # without positions a move `toward` a foe closes the gap (resolve_move)
     if path:
         points: list[Point] = [start, *((int(p[0]), int(p[1])) for p in path)]
         return points[-1], movement.path_length(points)
@@ -81,18 +81,25 @@ def resolve_move(state: FightState, action: Move, dice: DiceSource) -> list[Even
     if limit == 0:
         raise IllegalActionError(f"{c.name} is restrained and cannot move (ODD-MOVE-7)")
     end, feet = destination(state, c, action.to, tuple(action.path), action.toward, limit)
+    closed = 0  # without positions: feet closed toward the enemy side (off_grid_gap)
     if feet is None:
-        if action.distance is None:
+        if action.distance is None and action.toward is None:
             raise IllegalActionError(f"{c.name}'s move needs a distance in feet (no grid positions)")
-        feet = action.distance
+        if action.toward is not None:  # up to melee contact with the foe, at most the allowance
+            room = max(0, off_grid_gap(state, c, state[action.toward]) - MELEE_CONTACT)
+            feet = min(limit, room) if action.distance is None else min(action.distance, room)
+            closed = feet
+        else:
+            feet = action.distance or 0
     if feet > limit:
         raise IllegalActionError(
             f"{c.name} can {action.pace} {limit} ft this round, not {feet} ft (ODD-MOVE-2)"
         )
-    where = f" to {list(end)}" if end is not None else ""
+    where = f" to {list(end)}" if end is not None else (f" toward {action.toward}" if closed else "")
     text = f"{c.name} {action.pace}s {feet} ft{where} (allowance {limit} ft)"
     return [action_event(state, c.name, "ODD-MOVE-2", text, kind="move", moved=feet, pace=action.pace,
-                         position=list(end) if end is not None else None, allowance=limit)]  # fmt: skip
+                         position=list(end) if end is not None else None, allowance=limit,
+                         **({"closed": closed} if closed else {}))]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -124,8 +131,10 @@ def resolve_move_attack(state: FightState, action: MoveAttack, dice: DiceSource)
     end, feet = destination(
         state, c, action.to, (), None if action.to or target is None else target.name, half
     )
+    closed = 0
     if feet is None:
         feet = action.moved or 0
+        closed = feet  # without positions the move closes the gap toward the target (off_grid_gap)
     if feet > half:
         raise IllegalActionError(
             f"{c.name} may move only {half} ft (half its rate) and still attack, not {feet} ft (ODD-ACT-ATK)"
@@ -133,6 +142,8 @@ def resolve_move_attack(state: FightState, action: MoveAttack, dice: DiceSource)
     distance = action.distance
     if end is not None and target is not None and target.position is not None:
         distance = movement.feet_between(end, target.position)
+    elif distance is None and target is not None and end is None:
+        distance = max(MELEE_CONTACT, off_grid_gap(state, c, target) - feet)
     attack = Attack(action.actor, target=action.target, weapon=action.weapon, form=action.form,
                     distance=distance, situation=action.situation)  # fmt: skip
     ctx = attack_context(state, attack)
@@ -140,7 +151,8 @@ def resolve_move_attack(state: FightState, action: MoveAttack, dice: DiceSource)
     plan = plan_attack(ctx)
     text = f"{c.name} moves {feet} ft{f' to {list(end)}' if end else ''} and attacks (half move {half} ft)"
     first = action_event(state, c.name, "ODD-ACT-ATK", text, kind="move_attack", moved=feet, target=plan.defender,
-                         position=list(end) if end is not None else None, weapon=plan.weapon, form=plan.form.value)  # fmt: skip
+                         position=list(end) if end is not None else None, weapon=plan.weapon, form=plan.form.value,
+                         **({"closed": closed} if closed else {}))  # fmt: skip
     return [first, *attack_events(state, ctx, plan, dice, None)]
 
 
@@ -165,10 +177,8 @@ class Charge(Action):
 def charge_distance(state: FightState, c: CombatantState, target: CombatantState, given: int | None) -> int:
     if c.position is not None and target.position is not None:
         return movement.feet_between(c.position, target.position)
-    if given is None:
-        raise IllegalActionError(
-            f"{c.name}'s charge needs the distance to {target.name} in feet (no grid positions)"
-        )
+    if given is None:  # without positions: the gap left between them (off_grid_gap)
+        return off_grid_gap(state, c, target)
     return given
 
 
@@ -184,12 +194,17 @@ def resolve_charge(state: FightState, action: Charge, dice: DiceSource) -> list[
     plan = plan_attack(ctx)
     end = None
     moved = run
+    closed = 0
     if c.position is not None and target.position is not None:
         end = movement.adjacent_toward(c.position, target.position)
         moved = movement.feet_between(c.position, end)
+    elif c.position is None:  # without positions the charge ends in melee contact (off_grid_gap)
+        closed = max(0, off_grid_gap(state, c, target) - MELEE_CONTACT)
     text = f"{c.name} charges {target.name} over {run} ft"
-    first = action_event(state, c.name, "ODD-CHARGE-1", text, kind="charge", charge=True, moved=moved, target=target.name,
-                         position=list(end) if end is not None else None, weapon=plan.weapon)  # fmt: skip
+    rule = "HR-CHARGE-2" if state.setup.ruleset["charge"] == "hr_to_hit_bonus" else "ODD-CHARGE-1"
+    first = action_event(state, c.name, rule, text, kind="charge", charge=True, moved=moved, target=target.name,
+                         position=list(end) if end is not None else None, weapon=plan.weapon,
+                         **({"closed": closed} if closed else {}))  # fmt: skip
     return [first, *attack_events(state, ctx, plan, dice, None)]
 
 

@@ -12,10 +12,11 @@ from referee.engine.actions import Action, Attack, Wait, situation_from_dict
 from referee.engine.events import Event
 from referee.engine.moves import Charge, Move, MoveAttack, charge_distance, declare_charge, moved_copy
 from referee.engine.odd_actions import CastSpell
-from referee.engine.resolve import attack_context
+from referee.engine.refusals import refused_instead, rule_of
+from referee.engine.resolve import MELEE_CONTACT, attack_context, off_grid_gap
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
-from referee.rules import movement
+from referee.rules import movement, targeting
 from referee.rules.attack import plan_attack
 from referee.rules.context import AttackForm, Situation
 
@@ -24,6 +25,11 @@ from referee.rules.context import AttackForm, Situation
 
 def _legal(state: FightState, action: Action) -> bool:
     """Whether an action resolves without an error (the dice are not touched: nothing is rolled)."""
+    return _refusal(state, action) is None
+
+
+def _refusal(state: FightState, action: Action) -> IllegalActionError | None:
+    """Why the rules refuse an action (its error, naming the rule), or None when it is legal."""
     try:
         if isinstance(action, Attack):
             plan_attack(attack_context(state, action))
@@ -37,17 +43,25 @@ def _legal(state: FightState, action: Action) -> bool:
             c = state[action.actor]
             half = movement.half_move(movement.allowance(c))
             t = state[action.target]
+            if c.position is None and t.position is None:  # off the grid: the gap left after the move
+                moved = action.moved or 0
+                if moved > half:
+                    return IllegalActionError(f"{c.name} may move only {half} ft and still attack (ODD-ACT-ATK)")
+                gap = max(MELEE_CONTACT, off_grid_gap(state, c, t) - moved)
+                plan_attack(attack_context(state, Attack(action.actor, target=action.target, weapon=action.weapon,
+                                                         form=action.form, distance=gap, situation=action.situation)))  # fmt: skip
+                return None
             if c.position is None or t.position is None:
-                return False
+                return IllegalActionError(f"{action.actor} has no position on the grid to move from (ODD-ACT-ATK)")
             end = movement.along_line(c.position, t.position, min(movement.squares(half), movement.squares(
                 movement.feet_between(c.position, t.position)) - 1))  # fmt: skip
             ctx = attack_context(state, Attack(action.actor, target=action.target, weapon=action.weapon,
                                                form=action.form, distance=movement.feet_between(end, t.position),
                                                situation=action.situation))  # fmt: skip
             plan_attack(replace(ctx, attacker=moved_copy(state[action.actor], end)))
-    except IllegalActionError:
-        return False
-    return True
+    except IllegalActionError as exc:
+        return exc
+    return None
 
 
 def held_tries_to_break_free(state: FightState, actor: str) -> Action | None:
@@ -73,6 +87,14 @@ def tactic_situation(c: CombatantState) -> Situation:
     if tactic is None:
         return Situation()
     return situation_from_dict(tactic.situation.model_dump(exclude_none=True), f"{c.name}'s tactic")
+
+
+def standing_situation(state: FightState, c: CombatantState) -> Situation:
+    """The tactic's situation in the rounds its tactic applies (all rounds without `rounds`), else none."""
+    tactic = c.spec.tactic
+    if tactic is None or (tactic.rounds is not None and state.round not in tactic.rounds):
+        return Situation()
+    return tactic_situation(c)
 
 
 def scripted_maneuver(state: FightState, actor: str) -> Action | None:
@@ -114,7 +136,8 @@ def scripted_maneuver(state: FightState, actor: str) -> Action | None:
         if form is AttackForm.PUMMEL and c.spec.is_monster:
             weapon = tactic.weapon
         choice = Attack(actor, target=target, weapon=weapon, form=form, situation=situation)
-    if _legal(state, choice):
+    error = _refusal(state, choice)
+    if error is None:
         return choice
     if isinstance(choice, Attack) and c.position is not None:
         closing = MoveAttack(
@@ -122,19 +145,45 @@ def scripted_maneuver(state: FightState, actor: str) -> Action | None:
         )
         if _legal(state, closing):
             return closing
-    return None
+    if rule_of(str(error)) in CLOSING_FIXES:
+        return None  # out of reach or range: the default tactics close in (or wait) with the same situation
+    return refused_instead(actor, choice, error, fallback(state, actor, situation))
+
+
+# Refusals that moving closer (or farther) can mend: the default tactics handle them by closing in.
+CLOSING_FIXES = frozenset({"ODD-ACT-ATK", "ODD-RANGED-3", "ODD-CHARGE-2", "HR-CHARGE-2", "HR-MISSILE-1"})
+
+
+def fallback(state: FightState, actor: str, situation: Situation) -> Action:
+    """What the default tactics do instead of a refused tactic: the first legal attack with the tactic's
+    standing situation (targets by fewest hit points, ties first in the file; weapons in carried order),
+    else closing in on the grid, else waiting."""
+    c = state[actor]
+    order = {spec.name: i for i, spec in enumerate(state.setup.combatants)}
+    foes = sorted(
+        state.living_enemies(actor), key=lambda f: targeting.target_priority(f.hp, f.subdual, order[f.name])
+    )
+    weapons: list[str | None] = [w.name for w in c.spec.weapons] or [None]
+    for foe in foes:
+        for weapon in weapons:
+            attack = Attack(actor, target=foe.name, weapon=weapon, situation=situation)
+            if _legal(state, attack):
+                return attack
+    return close_in(state, actor) or Wait(actor, "has no legal attack")
 
 
 def close_in(state: FightState, actor: str) -> Action | None:
     """On the grid, an unsteered combatant with no legal attack closes in: half a move and attack when
     that reaches, else a jog toward the nearest enemy (it cannot attack after more than half a move)."""
     c = state[actor]
-    if c.position is None:
-        return None
     target = tactics.choose_target(state, actor)
-    if target is None or state[target].position is None:
+    if target is None:
         return None
     weapons: list[str | None] = [w.name for w in c.spec.weapons] or [None]
+    if c.position is None and state[target].position is None:
+        return _close_in_off_grid(state, c, target, weapons)
+    if c.position is None or state[target].position is None:
+        return None
     for weapon in weapons:
         if _legal(state, Attack(actor, target=target, weapon=weapon, situation=tactic_situation(c))):
             return None  # the default choice attacks
@@ -144,6 +193,26 @@ def close_in(state: FightState, actor: str) -> Action | None:
             return closing
     if movement.allowance(c, "jog") and not movement.is_restrained(c):
         return Move(actor, pace="jog", toward=target)
+    return None
+
+
+def _close_in_off_grid(state: FightState, c: CombatantState, target: str, weapons: list[str | None]) -> Action | None:
+    """Without positions, the same choice as on the grid (ODD-ACT-ATK): half a move and an attack when the gap
+    left to melee contact is at most half the rate, else a jog toward the enemy (off_grid_gap)."""
+    situation = tactic_situation(c)
+    for weapon in weapons:
+        if _legal(state, Attack(c.name, target=target, weapon=weapon, situation=situation)):
+            return None  # the default choice attacks
+    room = off_grid_gap(state, c, state[target]) - MELEE_CONTACT
+    if room <= 0:
+        return None
+    if room <= movement.half_move(movement.allowance(c)):
+        for weapon in weapons:
+            closing = MoveAttack(c.name, target=target, weapon=weapon, moved=room, situation=situation)
+            if _legal(state, closing):
+                return closing
+    if movement.allowance(c, "jog") and not movement.is_restrained(c):
+        return Move(c.name, pace="jog", toward=target)
     return None
 
 

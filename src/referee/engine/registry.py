@@ -30,6 +30,7 @@ from referee.engine import (
     odd_actions,
     odd_hooks,
     odd_tactics,
+    refusals,
     resolve,
     withdrawal,
 )
@@ -71,6 +72,7 @@ RESOLVERS: dict[type[Action], Resolver] = {
     conditions.ApplyCondition: conditions.resolve_apply,
     conditions.RemoveCondition: conditions.resolve_remove,
     effects.AreaEffect: effects.resolve_effect,
+    refusals.Refused: refusals.resolve_refused,
 }
 
 # The actions by `kind`, as the tracker's forms and the JSON API name them.

@@ -11,7 +11,7 @@ from referee.engine.actions import Action, Attack, Wait
 from referee.engine.events import Event, EventType, event
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
-from referee.rules import attack_roll, hit_points, hooks, movement
+from referee.rules import attack_roll, decisive, hit_points, hooks, movement
 from referee.rules.attack import AttackPlan, Effect, plan_attack
 from referee.rules.context import AttackContext, AttackForm
 from referee.rules.ruleset import Ruleset
@@ -54,11 +54,25 @@ grid_distance = movement.grid_distance  # ODD-MOVE-4, written in rules/movement.
 def attack_distance(
     state: FightState, attacker: CombatantState, defender: CombatantState, given: int | None
 ) -> int:
-    """The referee's stated distance, else the grid distance, else the encounter's default distance."""
+    """The referee's stated distance, else the grid distance, else the gap left of the encounter's
+    distance (:func:`off_grid_gap`)."""
     if given is not None:
         return given
     grid = grid_distance(attacker, defender)
-    return grid if grid is not None else state.setup.distance
+    return grid if grid is not None else off_grid_gap(state, attacker, defender)
+
+
+MELEE_CONTACT = 5  # feet: adjacent, within any melee weapon's reach (ODD-MOVE-4: one square)
+
+
+def off_grid_gap(state: FightState, attacker: CombatantState, defender: CombatantState) -> int:
+    """Without grid positions the sides stand the encounter's `distance` apart; what each of two foes has
+    closed toward the other side (a move toward a foe, half a move and an attack, a charge) shortens the gap
+    between them, down to melee contact (ODD-ACT-ATK, ODD-MOVE-2). Two of one side: the encounter distance."""
+    distance = state.setup.distance
+    if attacker.side == defender.side:
+        return distance
+    return max(min(distance, MELEE_CONTACT), distance - attacker.closed - defender.closed)
 
 
 def attack_context(state: FightState, action: Attack, free: bool = False) -> AttackContext:
@@ -258,18 +272,24 @@ def attack_events(
                 "automatic": plan.check.automatic, "keep": plan.check.keep.value,
                 "deflection_used": plan.deflection_used if faces or plan.check.automatic is not None else 0,
                 "charge": ctx.charge, "distance": ctx.distance,
+                "decisive": [d.to_dict() for d in decisive.attack_decisive(plan, outcome, state.setup.ruleset)],
             },
         )
     )  # fmt: skip
     if outcome.hit and not plan.damage.none:
         amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)
         defender = state[plan.defender]
+        damage_dice, sub, ko = tape.take(), plan.damage.subdual, plan.damage.knockout
+        decided = decisive.damage_decisive(  # issue 13: without which modifier would the target still stand?
+            plan, decisive.damage_base(plan, outcome.critical, damage_dice), mods,
+            lambda n: defeat_status(defender, damage_dealt(defender.hp, n, sub, ko), sub, ko, state.setup.ruleset) is None,
+        )
         out += damage_events(
             state, defender, amount, round_no=r, by=plan.attacker, subdual=plan.damage.subdual,
-            knockout=plan.damage.knockout, dice=tape.take(), modifiers=mods,
+            knockout=plan.damage.knockout, dice=damage_dice, modifiers=mods,
             rule=attack_roll.damage_rule_id(plan, outcome),
             text=f"{damage_breakdown(plan, how, mods)} = {amount}{' subdual' if plan.damage.subdual else ''} damage",
-            extra={"critical": outcome.critical},
+            extra={"critical": outcome.critical, "decisive": [d.to_dict() for d in decided]},
         )  # fmt: skip
     if outcome.hit:
         out += effect_events(state, plan, plan.on_hit, r)

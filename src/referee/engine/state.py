@@ -45,6 +45,7 @@ class CombatantState:
     surprised: bool = False
     last_charge_round: int | None = None
     moved_this_round: int = 0
+    closed: int = 0  # without grid positions: feet closed toward the enemy side so far (ODD-ACT-ATK)
 
     @property
     def name(self) -> str:
@@ -216,6 +217,9 @@ def _action(state: FightState, e: Event) -> None:
     moved = e.data.get("moved")
     if moved:
         state.combatants[e.actor].moved_this_round += int(moved)
+    closed = e.data.get("closed")
+    if closed:
+        state.combatants[e.actor].closed += int(closed)
     if e.data.get("position") is not None:
         x, y = e.data["position"]
         state.combatants[e.actor].position = (int(x), int(y))

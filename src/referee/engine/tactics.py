@@ -38,9 +38,12 @@ def choose_action(state: FightState, actor: str) -> Action:
     if target is None:
         return Wait(actor, "has no enemy left to fight")
     spec = state[actor].spec
+    from referee.engine.odd_tactics import standing_situation  # it imports this module
+
+    situation = standing_situation(state, state[actor])  # the tactic's circumstances are never dropped
     choices: list[str | None] = [w.name for w in spec.weapons] or [None]
     for weapon in choices:
-        candidate = Attack(actor, target=target, weapon=weapon)
+        candidate = Attack(actor, target=target, weapon=weapon, situation=situation)
         try:
             plan_attack(attack_context(state, candidate))
         except IllegalActionError:

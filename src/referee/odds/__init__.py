@@ -26,10 +26,29 @@ from referee.odds.attack import (
     hit_damage,
     plan_odds,
 )
-from referee.odds.chain import FLOAT_CUTOFF, MAX_CELLS, MAX_FIGHTERS, FightOdds, fight_odds
 from referee.odds.dice import dice_die, die_fractions
 from referee.odds.encounter import encounter_action_odds, opening_state, starting_hit_points
 from referee.odds.errors import OddsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from referee.odds.chain import FLOAT_CUTOFF, MAX_CELLS, MAX_FIGHTERS, FightOdds, fight_odds
+
+_CHAIN = ("FLOAT_CUTOFF", "MAX_CELLS", "MAX_FIGHTERS", "FightOdds", "fight_odds")
+
+
+def __getattr__(name: str) -> Any:
+    # The whole-fight chain (and numpy) is imported on first use: one attack's odds need neither.
+    if name in _CHAIN:
+        from referee.odds import chain
+
+        value = getattr(chain, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'referee.odds' has no attribute {name!r}")
+
 
 __all__ = [
     "ENUMERATION_LIMIT",

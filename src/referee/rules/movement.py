@@ -217,12 +217,14 @@ def charge_allowed(ctx: AttackContext) -> None:
 
 
 def melee_needs_reach(ctx: AttackContext) -> None:
-    """ODD-ACT-ATK: on the grid a melee attack needs the foe within reach; to close further than half the
-    movement rate the attacker must charge (ODD-CHARGE-1) or spend the round moving."""
+    """ODD-ACT-ATK: a melee attack needs the foe within reach; to close further than half the movement
+    rate the attacker must charge (ODD-CHARGE-1) or spend the round moving. On the grid the gap is the
+    squares between them; without positions, the attack's distance (the encounter's, less what has been
+    closed: the same rule either way)."""
     a, d = ctx.attacker.position, ctx.defender.position
-    if ctx.is_ranged or ctx.charge or ctx.free_attack or a is None or d is None:
+    if ctx.is_ranged or ctx.charge or ctx.free_attack:
         return
-    gap = feet_between(a, d)
+    gap = feet_between(a, d) if a is not None and d is not None else ctx.distance
     reach = max(5, ctx.weapon.reach)
     if gap > reach:
         raise IllegalActionError(

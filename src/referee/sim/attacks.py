@@ -71,7 +71,7 @@ def compile_attack(
             try:
                 dist = outcomes.attack_outcome_distribution(state, action, LEAF_LIMIT)
             except (outcomes.UnsupportedOutcome, chance.TooManyOutcomes) as exc:
-                raise Unsupported(f"{attacker}'s attack on {target}: {exc}") from None
+                raise Unsupported(str(exc)) from None  # the message names the attack
             seen[key] = len(dists)
             dists.append(dist)
     # the tables hold one plan per pair: the attack must not change after the first round

@@ -83,13 +83,18 @@ def _check_text(text: str, where: str) -> None:
 
 
 def same_origin(scope: Scope, headers: Headers) -> bool:
-    """False when a browser says the request comes from a page of another origin."""
+    """False when a browser says the request comes from a page of another origin.
+
+    A page with ``Referrer-Policy: no-referrer`` (the tracker's own) sends ``Origin: null`` with its forms; then
+    ``Sec-Fetch-Site``, which every current browser sends, decides, and without it ``null`` is refused."""
     origin = headers.get("origin")
-    if origin is not None:
-        host = headers.get("host", "")
-        return origin in {f"{scope.get('scheme', 'http')}://{host}"} and bool(host)
     site = headers.get("sec-fetch-site")
-    return site is None or site in SAME_SITE_FETCH
+    if origin is not None and origin != "null":
+        host = headers.get("host", "")
+        return bool(host) and origin == f"{scope.get('scheme', 'http')}://{host}"
+    if site is not None:
+        return site in SAME_SITE_FETCH
+    return origin is None  # neither header: not a browser (a program with its own credential)
 
 
 def is_json(headers: Headers) -> bool:

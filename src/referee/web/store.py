@@ -155,6 +155,17 @@ class Store:
             db.close()
 
     @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction: every SELECT in it sees the same moment (WAL), so a row's version, revision
+        and log never come from two different writes."""
+        with self._connect() as db:
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                db.execute("COMMIT")
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One transaction that takes the write lock first, so version checks and writes are atomic."""
         with self._connect() as db:
@@ -216,12 +227,12 @@ class Store:
         return self.get(encounter_id)
 
     def encounters(self) -> list[EncounterRow]:
-        with self._connect() as db:
+        with self._read() as db:
             ids = [r[0] for r in db.execute("SELECT id FROM encounters ORDER BY updated DESC")]
             return [_row(db, i) for i in ids]
 
     def get(self, encounter_id: str) -> EncounterRow:
-        with self._connect() as db:
+        with self._read() as db:
             return _row(db, encounter_id)
 
     def rename(self, encounter_id: str, name: str) -> EncounterRow:
@@ -241,19 +252,14 @@ class Store:
     # --- the log -----------------------------------------------------------------------------------
 
     def events(self, encounter_id: str) -> list[StoredEvent]:
-        with self._connect() as db:
+        with self._read() as db:
             _row(db, encounter_id)
             return _events(db, encounter_id)
 
     def snapshot(self, encounter_id: str) -> tuple[EncounterRow, list[StoredEvent]]:
         """The row and its log read in one transaction, so they belong together (same version and revision)."""
-        with self._connect() as db:
-            db.execute("BEGIN")
-            try:
-                row = _row(db, encounter_id)
-                return row, _events(db, encounter_id)
-            finally:
-                db.execute("COMMIT")
+        with self._read() as db:
+            return _row(db, encounter_id), _events(db, encounter_id)
 
     def append(
         self,
