@@ -44,7 +44,9 @@ def round1_src(commit: str = ROUND1, parent: Path | None = None) -> Path:
     tree.mkdir(parents=True)
     archive = tree / "export.tar"
     with archive.open("wb") as out:
-        subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", full, "src"], stdout=out, check=True)
+        subprocess.run(
+            ["git", "-C", str(REPO), "archive", "--format=tar", full, "src"], stdout=out, check=True
+        )
     with tarfile.open(archive) as tar:
         tar.extractall(tree, filter="data")
     archive.unlink()

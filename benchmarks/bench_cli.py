@@ -92,7 +92,9 @@ def measure(runs: int, bytecode: bool) -> list[dict[str, object]]:
         for version in versions:
             walls = [w for w, _ in times[case, version]]
             stats[version] = (
-                statistics.median(walls), max(walls), statistics.median(c for _, c in times[case, version])
+                statistics.median(walls),
+                max(walls),
+                statistics.median(c for _, c in times[case, version]),
             )
         rows.append(
             {
@@ -133,7 +135,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     quick = bool(os.environ.get("REFEREE_BENCH_QUICK"))
     parser.add_argument("-n", "--runs", type=int, default=3 if quick else 15, help="runs of each command")
-    parser.add_argument("--no-record", action="store_true", help=f"only print; do not append to {README.name}")
+    parser.add_argument(
+        "--no-record", action="store_true", help=f"only print; do not append to {README.name}"
+    )
     parser.add_argument(
         "--bytecode", choices=["reused", "compiled", "both"], default="both",
         help="reuse compiled modules as an installed package does, compile from source every run, or both",

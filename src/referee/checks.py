@@ -65,6 +65,14 @@ class Natural(StrEnum):
     AUTO_MISS = "auto_miss"  # MF-FUMBLE-1: a natural 1 is a fumble, and so a miss
 
 
+# The rule behind each automatic natural result, for the account.
+NATURAL_RULES: dict[Natural, str] = {
+    Natural.AUTO_HIT_MISS: "HR-NAT-1",
+    Natural.AUTO_HIT: "MF-CRIT-1",
+    Natural.AUTO_MISS: "MF-FUMBLE-1",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
     """A die test: `count`d`sides` (keeping one die under advantage) plus modifiers against a target.
@@ -155,4 +163,9 @@ class Check:
         )
         if sign != "vs" and not ok:
             sign = "<" if self.compare is Compare.AT_LEAST else ">"
-        return f"{dice} {shown}{keep}{' ' + mods if mods else ''} = {value} {sign} {target} → {verdict}"
+        why = ""
+        if sign == "vs":  # the natural roll decided, not the total (HR-NAT-1, MF-CRIT-1, MF-FUMBLE-1)
+            sign = {True: "<", False: ">="}[ok] if self.compare is Compare.AT_LEAST else {True: ">", False: "<="}[ok]
+            face = "natural 1 always misses" if natural == 1 else f"natural {natural} always hits"
+            why = f" ({face} [{NATURAL_RULES.get(self.natural, 'HR-NAT-1')}])"
+        return f"{dice} {shown}{keep}{' ' + mods if mods else ''} = {value} {sign} {target} → {verdict}{why}"

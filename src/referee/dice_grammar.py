@@ -71,14 +71,15 @@ def import_d20() -> Any:
     import lark
 
     real = lark.Lark
-    lark.Lark = _cached_lark(real)  # d20.diceast does `from lark import Lark` and calls it at import
+    # d20.diceast does `from lark import Lark` and calls it once, at import
+    lark.Lark = _cached_lark(real)  # type: ignore[misc]
     try:
         with warnings.catch_warnings():
             # d20 pins the retired `lark-parser` distribution, which warns on import.
             warnings.simplefilter("ignore")
             import d20
     finally:
-        lark.Lark = real
+        lark.Lark = real  # type: ignore[misc]
     return d20
 
 

@@ -344,6 +344,7 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
             protection=tuple(spec.protection),
             proficiencies=tuple(spec.proficiencies),
             weapons=weapons,
+            attacks=tuple(spec.attacks),
             position=spec.position,
             conditions=tuple(c if isinstance(c, str) else c.name for c in spec.conditions),
             condition_rounds=tuple(

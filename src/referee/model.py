@@ -258,6 +258,9 @@ class CombatantSpec(Spec):
     protection: list[ProtectionSpec] = []
     proficiencies: list[str] = []
     weapons: list[str | WeaponSpec] = []
+    # ODD-ATK-3: the attack routine one attack action makes (claw, claw, bite), weapon names; default: one
+    # attack with the first weapon (engine/routines.py)
+    attacks: Annotated[list[Annotated[str, Field(min_length=1, max_length=80)]], Field(max_length=12)] = []
     position: tuple[int, int] | None = None  # squares on a 5-foot grid (ODD-MOVE-4)
     conditions: list[str | InitialCondition] = []
     proficient: bool = True
@@ -305,6 +308,16 @@ class CombatantSpec(Spec):
         if not re.fullmatch(r"1?d\d+", text):
             raise ValueError(f"hit_die {value!r} is not one die like 'd10'")
         return text.removeprefix("1")
+
+    @model_validator(mode="after")
+    def _attacks_name_weapons(self) -> CombatantSpec:
+        """ODD-ATK-3: every attack of the routine is one of the combatant's weapons (or bare hands)."""
+        carried = {(w if isinstance(w, str) else w.name).lower() for w in self.weapons}
+        for name in self.attacks:
+            if name.lower() not in carried | {"unarmed", "fist", "hands"}:
+                names = ", ".join(w if isinstance(w, str) else w.name for w in self.weapons) or "none"
+                raise ValueError(f"{self.name}: attack {name!r} is not one of its weapons ({names})")
+        return self
 
     @model_validator(mode="after")
     def _needs_hit_points(self) -> CombatantSpec:
@@ -456,6 +469,7 @@ class Combatant(Spec):
     protection: tuple[ProtectionSpec, ...] = ()
     proficiencies: tuple[str, ...] = ()
     weapons: tuple[Weapon, ...] = ()
+    attacks: tuple[str, ...] = ()  # ODD-ATK-3: the attack routine (weapon names); () = the first weapon
     position: tuple[int, int] | None = None
     conditions: tuple[str, ...] = ()
     condition_rounds: tuple[tuple[str, int], ...] = ()  # initial conditions that end after N rounds

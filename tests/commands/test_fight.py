@@ -244,3 +244,44 @@ def test_a_refused_tactic_is_recorded_with_its_rule(
     assert [e["rule"] for e in refused] == [rule]
     assert rule in refused[0]["text"] and refused[0]["data"]["instead"] == "wait"
     assert not [e for e in events(result, "attack") if e["actor"] == "Angthar"]
+
+
+# --- ODD-ACT-ATK, ODD-MOVE-2: without a grid the encounter's distance is still closed ----------------
+
+
+def far_apart(distance: int, grid: bool = False) -> dict[str, Any]:
+    """Angthar (move 30) and a goblin with a club, `distance` feet apart, with or without positions."""
+    data = angthar_data(distance=distance)
+    goblin = combatant(data, "Goblin")
+    goblin["weapons"] = [{"name": "club", "damage": "1d4"}]
+    if grid:
+        combatant(data, "Angthar")["position"] = [0, 0]
+        goblin["position"] = [0, distance // 5]
+    return data
+
+
+@pytest.mark.parametrize("grid", [False, True])
+def test_melee_waits_until_the_distance_is_closed(tmp_path: Path, grid: bool) -> None:
+    # rule: ODD-ACT-ATK ("An attack allows a character to move up to one-half their movement rate. Moving
+    # farther than one-half movement rate negates the ability to make an attack"), ODD-MOVE-2 (jogging: 2×
+    # the rate): 100 ft apart, Angthar jogs 60 ft, the goblin jogs the 35 ft left to melee contact; nobody
+    # strikes in round 1. In round 2 Angthar's d20 12 + 4 + 1 = 17 hits AC 12 for d8 6 + 1 = 7. With grid
+    # positions 100 ft apart the fight is the same (docs/encounter-file.md).
+    result = fight(tmp_path, far_apart(100, grid), "--dice", "7,4,7,4,12,6")
+    round_one = [e for e in result["events"] if e["round"] == 1]
+    assert not [e for e in round_one if e["type"] == "attack"]
+    moves = [(e["actor"], e["data"]["moved"]) for e in round_one if e["type"] == "action"]
+    assert moves == [("Angthar", 60), ("Goblin", 35)]
+    attack = events(result, "attack")[0]
+    assert (attack["round"], attack["total"], attack["data"]["distance"]) == (2, 17, 5)
+    assert result["winner"] == "Village"
+
+
+def test_half_a_move_and_an_attack_without_a_grid(tmp_path: Path) -> None:
+    # rule: ODD-ACT-ATK: 20 ft apart, the 15 ft to melee contact is half Angthar's 30 ft rate: he moves and
+    # strikes in round 1 (d20 12 + 5 = 17 vs AC 12, d8 6 + 1 = 7 kills the 4-hp goblin).
+    result = fight(tmp_path, far_apart(20), "--dice", "7,4,12,6")
+    move = events(result, "action")[0]
+    assert (move["data"]["kind"], move["data"]["moved"], move["rule"]) == ("move_attack", 15, "ODD-ACT-ATK")
+    attack = events(result, "attack")[0]
+    assert (attack["round"], attack["total"], attack["data"]["distance"]) == (1, 17, 5)

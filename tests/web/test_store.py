@@ -176,3 +176,31 @@ def test_serve_as_a_user_who_cannot_write_the_database_refuses_to_start(mode: in
         assert re.search("cannot be read and written|readonly|unable to open", lines[0]), lines[0]
     finally:
         shutil.rmtree(folder)
+
+
+def test_a_row_is_read_at_one_moment(tmp_path: Path) -> None:
+    # every change below is one event and one revision: a row whose version and revision differ was read
+    # half before and half after a write
+    import threading
+
+    from referee.engine.events import Event
+
+    store = Store(tmp_path / "tracker.sqlite3")
+    eid = store.create("torn", angthar_data()).id
+    event = Event.from_dict({"type": "setup", "round": 0, "data": {"hp": {}}})
+    done = threading.Event()
+
+    def writer() -> None:
+        for version in range(150):
+            store.append(eid, version, [event])
+        done.set()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    torn = []
+    while not done.is_set():
+        row = store.get(eid)
+        if row.version != row.revision:
+            torn.append((row.version, row.revision))
+    thread.join()
+    assert torn == []

@@ -51,7 +51,9 @@ def help_console() -> Console:
     """The console typer prints help on (typer.rich_utils._get_rich_console): same theme, colour
     detection and width (TERMINAL_WIDTH; FORCE_COLOR, PY_COLORS or GITHUB_ACTIONS force a terminal)."""
     width = os.getenv("TERMINAL_WIDTH")
-    force = True if os.getenv("GITHUB_ACTIONS") or os.getenv("FORCE_COLOR") or os.getenv("PY_COLORS") else None
+    force = (
+        True if os.getenv("GITHUB_ACTIONS") or os.getenv("FORCE_COLOR") or os.getenv("PY_COLORS") else None
+    )
     if os.getenv("_TYPER_FORCE_DISABLE_TERMINAL"):
         force = False
     theme = Theme(

@@ -52,6 +52,18 @@ class Attack(Action):
     distance: int | None = None  # feet, when the encounter has no grid positions
     situation: Situation = field(default_factory=Situation)
     knockout: bool = False  # MF-KO-1
+    # ODD-ATK-3: with no `weapon`, a combatant with `attacks:` makes its whole routine (engine/routines.py);
+    # `targets` names the target of each attack in turn (the rest go at `target`)
+    targets: tuple[str, ...] = ()
+    extra_attacks: int = 0  # ODD-ACT-MULTI: more attacks the referee grants this round (haste...)
+    extra_reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        for key, default in (("targets", []), ("extra_attacks", 0), ("extra_reason", "")):
+            if data.get(key) == default:
+                del data[key]  # stored attacks without a routine keep their old shape
+        return data
 
 
 @dataclass(frozen=True)

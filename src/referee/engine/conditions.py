@@ -62,11 +62,13 @@ def wake_sleepers(
     if not outcome.hit or plan.damage.none or not d.is_active():
         return []
     out = []
-    for name in ("sleeping", "sleeping_natural"):
+    # a magical sleeper wakes when wounded (MOD-COND-SLEEP-M); a natural one sleeps only until noise occurs
+    # (MOD-COND-SLEEP-N-1), and a wound is more than noise
+    for name, rule in (("sleeping", "MOD-COND-SLEEP-M"), ("sleeping_natural", "MOD-COND-SLEEP-N-1")):
         if d.has(name):
             out.append(
                 event(EventType.CONDITION, state.round, actor=ctx.attacker.name, target=d.name,
-                      rule="MOD-COND-SLEEP-M", text=f"{d.name} is wounded and wakes",
+                      rule=rule, text=f"{d.name} is wounded and wakes",
                       data={"condition": name, "added": False})
             )  # fmt: skip
     return out

@@ -160,6 +160,7 @@ class Fight:
         active = [c.spec for c in self.state.combatants.values() if c.is_active()]
         found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)
         text = " > ".join("=".join(slot) for slot in found.order)
+        text += "".join(f"; {note}" for note in found.notes)  # Dex ties, simultaneous slots, first strikes
         return event(
             EventType.INITIATIVE, number, dice=tape.take(), rule=found.rule, text=f"initiative: {text}",
             data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},

@@ -218,6 +218,14 @@ def roll_reasons(ctx: AttackContext, plan: AttackPlan) -> str:
     return f" ({'; '.join(reasons)})" if reasons else ""
 
 
+def miss_chance_text(plan: AttackPlan, attack_dice: tuple[Any, ...]) -> str:
+    """"66% miss chance [MF-VIS-2]: d100 77" (MF-VIS-5: the d100 at or under the chance turns a hit into a miss)."""
+    sides, _threshold = miss_chance_die(plan.miss_chance, plan.miss_dice)
+    rolled = [d for d in attack_dice if getattr(d, "purpose", "") == "miss chance"]
+    face = f": d{sides} {rolled[-1].value}" if rolled else ""
+    return f"{plan.miss_chance}% miss chance [{plan.miss_chance_rule}]{face}"
+
+
 def damage_breakdown(plan: AttackPlan, how: str, mods: tuple[Modifier, ...]) -> str:
     """The account of a hit's damage: the dice, the modifiers, and a doubling with its rule
     ("(1d8 +1 Str [ODD-MELEE-2]) ×2 double damage [HR-CHARGE-4]"; the dice reading: "2d8 (double dice [...])")."""
@@ -254,7 +262,9 @@ def attack_events(
     elif outcome.fumble:
         verdict = "fumble"
     elif outcome.missed_by_chance:
-        verdict = f"miss ({plan.miss_chance}% miss chance, {plan.miss_chance_rule})"
+        verdict = f"miss ({miss_chance_text(plan, attack_dice)})"
+    elif outcome.hit and plan.miss_chance and faces:  # the d100 is shown when the hit stands too
+        verdict = f"{miss_chance_text(plan, attack_dice)}: the hit stands"
     out.append(
         event(
             EventType.ATTACK, r, actor=plan.attacker, target=plan.defender, dice=attack_dice,

@@ -42,11 +42,16 @@ def choose_action(state: FightState, actor: str) -> Action:
 
     situation = standing_situation(state, state[actor])  # the tactic's circumstances are never dropped
     choices: list[str | None] = [w.name for w in spec.weapons] or [None]
+    refusals: list[tuple[Attack, IllegalActionError]] = []
     for weapon in choices:
         candidate = Attack(actor, target=target, weapon=weapon, situation=situation)
         try:
             plan_attack(attack_context(state, candidate))
-        except IllegalActionError:
+        except IllegalActionError as exc:
+            refusals.append((candidate, exc))
             continue
         return candidate
-    return Wait(actor, "cannot reach an enemy")
+    from referee.engine.refusals import refused_instead
+
+    first, error = refusals[0]  # the first weapon's refusal names its rule (MOD-UW-1, HR-MISSILE-1...)
+    return refused_instead(actor, first, error, Wait(actor, "has no legal attack"))

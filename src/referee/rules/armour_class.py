@@ -83,9 +83,12 @@ def dex_modifier(defender: CombatantView, ruleset: Ruleset, lost: Iterable[Defen
     if not reasons:
         note = abilities.score_note(defender, "dexterity", ruleset)
         return [Modifier(mod, "ODD-AC-DEX-1", "Dex" + note)] if mod else []
-    if mod < 0 and ruleset["dex_loss"] == "bonus_only":
-        return [Modifier(mod, "DAC-DODGE-3", "Dex penalty kept")]
     first = reasons[0]
+    if mod < 0 and ruleset["dex_loss"] == "bonus_only":
+        # only a bonus is lost: 004 says so itself (DAC-DODGE-3); 001 and 002 by their wording ("no AC bonus
+        # for Dexterity"), so the kept penalty names the rule that took the Dex away
+        rule = "DAC-DODGE-3" if first.rule.startswith("DAC-") else first.rule
+        return [Modifier(mod, rule, f"Dex penalty kept ({first.reason}: only a bonus is lost)")]
     return [Modifier(0, first.rule, f"no Dex: {first.reason}")]
 
 

@@ -174,9 +174,7 @@ def tally(decided: Iterable[Sequence[Mapping[str, Any]]]) -> list[WhyRow]:
 def describe(entries: Iterable[Mapping[str, Any]]) -> str:
     """`+4 basic to-hit [ODD-BTH-1] and +1 Str [ODD-MELEE-1] decided it` for an event's `decisive`
     list (as its JSON holds it), or empty when nothing did."""
-    names = [
-        str(Decisive(Modifier.from_dict(dict(e)), str(e.get("side", TO_HIT)))) for e in entries
-    ]
+    names = [str(Decisive(Modifier.from_dict(dict(e)), str(e.get("side", TO_HIT)))) for e in entries]
     if not names:
         return ""
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

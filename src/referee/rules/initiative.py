@@ -54,6 +54,7 @@ class Initiative:
     rolls: dict[str, int]
     first_strike: list[dict[str, str]] = field(default_factory=list)
     rule: str = "ODD-INIT-1"
+    notes: tuple[str, ...] = ()  # for the account: ties broken by Dex, simultaneous slots, first strikes
 
 
 def initiative_units(ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]) -> list[str]:
@@ -112,8 +113,36 @@ def roll_initiative(
     moves: list[dict[str, str]] = []
     if number == 1 and ruleset.is_on("first_strike_reach_size"):
         order, moves = apply_first_strike(order, by_name)
+    rule, notes = explain_order(ruleset, rolls, moves)
+    return Initiative(order, {r.unit: r.face for r in rolls}, moves, rule, notes)
+
+
+def explain_order(
+    ruleset: Ruleset, rolls: Sequence[UnitRoll], moves: Sequence[Mapping[str, str]]
+) -> tuple[str, tuple[str, ...]]:
+    """The rule that decided the order and the account's notes: a tie broken by Dex (ODD-INIT-2), equal
+    rolls and Dex acting together (ODD-INIT-3; sides: GAP-INIT-GROUP-TIE), first strikes (ODD-INIT-5/6)."""
     rule = "ODD-INIT-4" if is_group(ruleset) else "ODD-INIT-1"
-    return Initiative(order, {r.unit: r.face for r in rolls}, moves, rule)
+    notes: list[str] = []
+    by_roll: dict[int, list[UnitRoll]] = {}
+    for r in rolls:
+        by_roll.setdefault(r.key[0], []).append(r)
+    for tied in (group for group in by_roll.values() if len(group) > 1):
+        names = " = ".join(r.unit for r in tied)
+        if len(tied[0].key) > 1 and len({r.key for r in tied}) > 1:
+            rule = "ODD-INIT-2"
+            dex = ", ".join(f"{r.unit} Dex {r.key[1]}" for r in sorted(tied, key=lambda r: r.key, reverse=True))
+            notes.append(f"tie {names} at {tied[0].key[0]}: higher Dex first ({dex}) [ODD-INIT-2]")
+        if len({r.key for r in tied}) < len(tied):
+            same = "GAP-INIT-GROUP-TIE" if is_group(ruleset) else "ODD-INIT-3"
+            rule = rule if rule == "ODD-INIT-2" else same
+            what = "the sides act" if is_group(ruleset) else "equal rolls and Dex act"
+            notes.append(f"tie {names} at {tied[0].key[0]}: {what} simultaneously [{same}]")
+    for m in moves:
+        notes.append(
+            f"first strike: {m['actor']} acts before {m['before']} ({m['reason']}, round 1) [ODD-INIT-5, ODD-INIT-6]"
+        )
+    return rule, tuple(notes)
 
 
 # --- the older building blocks (kept for their callers) ------------------------------------------------

@@ -36,7 +36,7 @@ from referee.web.access import (
 )
 from referee.web.guard import MAX_BODY_BYTES, RequestGuard
 from referee.web.problems import Forbidden, NotFound
-from referee.web.store import EncounterRow, StoredEvent
+from referee.web.store import EncounterRow, Store, StoredEvent
 
 HERE = Path(__file__).resolve().parent
 __all__ = ["MAX_BODY_BYTES", "Settings", "create_app"]
@@ -136,8 +136,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             password=os.environ.get("REFEREE_PASSWORD") or None,
             examples=Path(os.environ["REFEREE_EXAMPLES"]) if os.environ.get("REFEREE_EXAMPLES") else None,
         )
-    from referee.web.store import Store
-
     store = Store(settings.db)
     examples = tracker.find_examples(settings.examples)
     templates = Jinja2Templates(directory=str(HERE / "templates"))

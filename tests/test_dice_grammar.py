@@ -1,0 +1,75 @@
+"""d20 imported on first use, its parser tables from a cache: the same trees either way."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+EXPRESSIONS = [
+    "1d8",
+    "2d6+1",
+    "d10",
+    "1d20kh1",
+    "4d6kl3",
+    "(1d6+2)*3",
+    "1d6/2",
+    "3",
+    "10d10-5",
+    "1d4+1d6",
+    "1d100",
+]
+DUMP = f"""
+import sys
+from referee.dice import parse_dice
+from referee.dice_grammar import d20
+
+def dump(node):
+    if isinstance(node, list):
+        return "[" + ",".join(dump(x) for x in node) + "]"
+    if type(node).__module__.startswith("d20"):
+        names = sorted({{a for c in type(node).__mro__ for a in getattr(c, "__slots__", ())}})
+        return type(node).__name__ + "(" + ",".join(f"{{a}}={{dump(getattr(node, a))}}" for a in names if hasattr(node, a)) + ")"
+    return repr(node)
+
+for text in {EXPRESSIONS!r}:
+    print(text, dump(parse_dice(text).node))
+try:
+    d20.parse("1d", allow_comments=False)
+except d20.RollSyntaxError as exc:
+    print("error at", exc.col)
+"""
+
+
+def parsed(cache: str) -> str:
+    env = {**os.environ, "REFEREE_GRAMMAR_CACHE": cache}
+    out = subprocess.run([sys.executable, "-c", DUMP], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_cached_tables_parse_exactly_as_freshly_built_ones(tmp_path: Path) -> None:
+    built = parsed("off")
+    assert "OperatedDice" in built and "error at" in built
+    assert parsed(str(tmp_path)) == built  # writes the cache
+    assert [p.name.startswith("d20-grammar-") for p in tmp_path.iterdir()] == [True]
+    assert parsed(str(tmp_path)) == built  # reads it
+
+
+def test_a_damaged_cache_is_built_afresh(tmp_path: Path) -> None:
+    built = parsed("off")
+    parsed(str(tmp_path))
+    (cache,) = tmp_path.iterdir()
+    cache.write_bytes(b"not a pickle")
+    assert parsed(str(tmp_path)) == built
+    assert cache.read_bytes() != b"not a pickle"  # and replaced by good tables
+
+
+def test_d20_is_imported_by_the_first_parse_not_before() -> None:
+    code = (
+        "import sys\nimport referee.dice\nassert 'd20' not in sys.modules\n"
+        "referee.dice.parse_dice('1d6')\nassert 'd20' in sys.modules"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
