@@ -43,11 +43,21 @@ CASES: dict[str, list[str]] = {
 }  # fmt: skip
 
 
-def run_once(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds, stdout) of one whole `referee` process."""
+# What any `referee odds` must pay before it answers (today's code, for the reading of the results):
+# Python itself, the command-line libraries, and reading the encounter file.
+FLOOR: dict[str, str] = {
+    "python -c pass": "pass",
+    "import typer, rich.console, rich.table": "import typer, typer.main, rich.console, rich.table",
+    "load_encounter(duel.yaml)": f"from referee.files import load_encounter; load_encounter({DUEL!r})",
+}
+
+
+def run_once(args: list[str], env: dict[str, str], code: str | None = None) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, stdout) of one whole `referee` process (or of `python -c code`)."""
+    command = referee_command(*args) if code is None else [sys.executable, "-c", code]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(referee_command(*args), env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -109,6 +119,19 @@ def measure(runs: int, bytecode: bool) -> list[dict[str, object]]:
     return rows
 
 
+def floor(runs: int) -> list[str]:
+    """Median wall and CPU time of the FLOOR processes (today's code, bytecode reused)."""
+    env = bytecode_env(python_env(NOW_SRC), True)
+    lines = []
+    for label, code in FLOOR.items():
+        run_once([], env, code)
+        times = [run_once([], env, code)[:2] for _ in range(runs)]
+        wall = statistics.median(w for w, _ in times)
+        cpu = statistics.median(c for _, c in times)
+        lines.append(f"  {label}: {ms(wall)} ms wall, {ms(cpu)} ms CPU (median of {runs})")
+    return lines
+
+
 def ms(value: float) -> str:
     return f"{value * 1000:.0f}"
 
@@ -142,6 +165,9 @@ def main() -> int:
         "--bytecode", choices=["reused", "compiled", "both"], default="both",
         help="reuse compiled modules as an installed package does, compile from source every run, or both",
     )  # fmt: skip
+    parser.add_argument(
+        "--floor", action="store_true", help="also time Python, typer and rich, and reading the encounter"
+    )
     options = parser.parse_args()
     lines: list[str] = []
     same = True
@@ -155,6 +181,9 @@ def main() -> int:
     print(f"round 1 = {ROUND1}")
     print(HEADER)
     print("\n".join(lines))
+    if options.floor:
+        print("what every `referee odds` pays first (now):")
+        print("\n".join(floor(options.runs)))
     if not options.no_record:
         record(lines)
     return 0 if same else 1

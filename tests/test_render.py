@@ -115,3 +115,31 @@ def test_print_catalog_lists_rows_under_their_titles() -> None:
     render.print_catalog(console, {"weapons": [{"name": "club", "damage": "1d4"}], "empty": []})
     out = console.export_text()
     assert "weapons" in out and "club" in out and "empty" not in out
+
+
+def test_what_decided_an_outcome_is_marked_in_every_account() -> None:
+    # rule: ODD-MELEE-2 (issue 13: the damage that decided a defeat), ODD-AC-ARMOR (an AC component)
+    strength = {"value": 1, "rule": "ODD-MELEE-2", "reason": "Str", "side": "damage"}
+    hit = event(EventType.DAMAGE, 1, target="Goblin", text="1d8 +1 Str [ODD-MELEE-2] = 4 damage",
+                rule="ODD-ATK-2", data={"hp_after": 0, "decisive": [strength]})  # fmt: skip
+    assert render.plain_line(hit) == (
+        "Goblin takes 1d8 +1 Str [ODD-MELEE-2] = 4 damage → 0 hp [ODD-ATK-2]; +1 Str [ODD-MELEE-2] decided it"
+    )
+    assert render.markdown_line(hit) == (
+        "- Goblin takes 1d8 +1 Str \\[ODD-MELEE-2\\] = 4 damage → 0 hp `ODD-ATK-2`;"
+        " +1 Str \\[ODD-MELEE-2\\] decided it"
+    )
+    assert render.rich_account([hit]).plain == render.plain_account([hit])
+    leather = {"value": 2, "rule": "ODD-AC-ARMOR", "reason": "leather", "side": "AC"}
+    miss = event(EventType.ATTACK, 1, actor="Goblin", target="Angthar", text="1d20 10 = 11 < AC 12 → miss",
+                 data={"weapon": "scimitar", "form": "melee", "decisive": [leather]})  # fmt: skip
+    assert render.plain_line(miss) == (
+        "Goblin attacks Angthar (scimitar): 1d20 10 = 11 < AC 12 → miss; +2 leather [ODD-AC-ARMOR] (AC) decided it"
+    )
+    assert render.plain_line(replace_data(miss, decisive=[])) == (
+        "Goblin attacks Angthar (scimitar): 1d20 10 = 11 < AC 12 → miss"
+    )
+
+
+def replace_data(e: Event, **data: object) -> Event:
+    return event(e.type, e.round, actor=e.actor, target=e.target, text=e.text, data={**e.data, **data})

@@ -24,6 +24,8 @@ def test_enough_fights_to_see_two_points() -> None:
 @pytest.mark.parametrize(("example", "preset"), EXACT_CASES)
 def test_simulation_agrees_with_exact_odds(example: str, preset: str) -> None:
     setup = under(example, preset)
+    compiled, reason = sim.plan_run(setup)
+    assert compiled is not None, reason  # (tests/sim/cases.py lists the cases the fast path plays)
     result = sim.simulate(setup, FIGHTS, seed=3)
     assert result.path == sim.VECTORISED, result.reason
     exact = odds.fight_odds(setup)  # the exact odds take whatever the fast path plays

@@ -165,7 +165,8 @@ class Check:
             sign = "<" if self.compare is Compare.AT_LEAST else ">"
         why = ""
         if sign == "vs":  # the natural roll decided, not the total (HR-NAT-1, MF-CRIT-1, MF-FUMBLE-1)
-            sign = {True: "<", False: ">="}[ok] if self.compare is Compare.AT_LEAST else {True: ">", False: "<="}[ok]
+            at_least = self.compare is Compare.AT_LEAST
+            sign = ("<" if ok else ">=") if at_least else (">" if ok else "<=")
             face = "natural 1 always misses" if natural == 1 else f"natural {natural} always hits"
             why = f" ({face} [{NATURAL_RULES.get(self.natural, 'HR-NAT-1')}])"
         return f"{dice} {shown}{keep}{' ' + mods if mods else ''} = {value} {sign} {target} → {verdict}{why}"

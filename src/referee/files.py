@@ -36,6 +36,7 @@ from referee.model import (
 from referee.rules.context import Situation
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options
 from referee.setup import Setup as Setup
+from referee.yaml_safe import check_flow_nesting, load_strict, read_regular_file
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -47,15 +48,7 @@ MAX_YAML_NODES = 100_000  # values in a file once its aliases are expanded (an a
 
 def read_yaml(path: Path) -> Any:
     """Read a YAML file safely, with size and alias limits and a one-line error naming the file."""
-    try:
-        with path.open("rb") as stream:
-            raw = stream.read(MAX_FILE_BYTES + 1)  # never more: /dev/zero or a huge file is cut here
-    except FileNotFoundError:
-        raise EncounterFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise EncounterFileError(f"{path}: is a directory, not a file") from None
-    except OSError as exc:
-        raise EncounterFileError(f"{path}: cannot read: {exc.strerror}") from None
+    raw = read_regular_file(path, MAX_FILE_BYTES)  # a FIFO or a device is refused, never waited on
     return parse_yaml_bytes(raw, str(path))
 
 
@@ -68,11 +61,12 @@ def parse_yaml_bytes(raw: bytes, where: str) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise EncounterFileError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+    check_flow_nesting(text, where)  # before the scanner, which is slow on deep brackets
     try:
         aliases = sum(isinstance(t, yaml.AliasToken) for t in yaml.scan(text, Loader=yaml.SafeLoader))
         if aliases > MAX_ALIASES:
             raise EncounterFileError(f"{where}: {aliases} YAML aliases; the limit is {MAX_ALIASES}")
-        data = yaml.safe_load(text)
+        data = load_strict(text)  # safe_load, refusing duplicate keys and base-60 numbers
         check_expanded_size(data, where)
         return data
     except yaml.MarkedYAMLError as exc:

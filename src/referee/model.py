@@ -487,6 +487,8 @@ class Combatant(Spec):
         """The named weapon, the first one carried, or bare hands."""
         from referee.errors import IllegalActionError
 
+        if name is None and self.attacks:
+            name = self.attacks[0]  # ODD-ATK-3: the routine's first attack is the default one
         if name is None:
             return self.weapons[0] if self.weapons else UNARMED
         for w in self.weapons:

@@ -30,9 +30,7 @@ def events(result: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 def combatant(data: dict[str, Any], name: str) -> dict[str, Any]:
-    found: dict[str, Any] = next(
-        c for side in data["sides"] for c in side["combatants"] if c["name"] == name
-    )
+    found: dict[str, Any] = next(c for side in data["sides"] for c in side["combatants"] if c["name"] == name)
     return found
 
 
@@ -99,7 +97,9 @@ def test_a_side_left_alone_at_the_end_of_the_last_round_wins(tmp_path: Path) -> 
 
 def una_charges(orc_weapon: str) -> dict[str, Any]:
     """examples/charge.yaml: Una (level 3, +2, Str 14, Dex 15, leather: AC 13) charges the orc 45 ft away."""
-    data: dict[str, Any] = yaml.safe_load((Path(__file__).parents[2] / "examples" / "charge.yaml").read_text())
+    data: dict[str, Any] = yaml.safe_load(
+        (Path(__file__).parents[2] / "examples" / "charge.yaml").read_text()
+    )
     combatant(data, "Orc")["weapons"] = [orc_weapon]
     return data
 
@@ -211,7 +211,9 @@ def test_a_grapple_hit_establishes_the_mod_hold(tmp_path: Path) -> None:
         ],
     }  # fmt: skip
     result = fight(tmp_path, data, "--dice", "9,5,2,15,2,8,4", "--max-rounds", "1")
-    held = [(e["target"], e["data"]["condition"]) for e in events(result, "condition") if e["data"].get("added")]
+    held = [
+        (e["target"], e["data"]["condition"]) for e in events(result, "condition") if e["data"].get("added")
+    ]
     assert held == [("Orc", "grappled"), ("Wrestler", "grappling")]
     pick = next(e for e in events(result, "check") if e.get("rule") == "MOD-COND-GRAPPLED-2")
     assert (pick["total"], pick["target"], len(pick["data"]["group"])) == (2, "Orc", 2)
@@ -285,3 +287,168 @@ def test_half_a_move_and_an_attack_without_a_grid(tmp_path: Path) -> None:
     assert (move["data"]["kind"], move["data"]["moved"], move["rule"]) == ("move_attack", 15, "ODD-ACT-ATK")
     attack = events(result, "attack")[0]
     assert (attack["round"], attack["total"], attack["data"]["distance"]) == (1, 17, 5)
+
+
+# --- explanations that name the right rule -----------------------------------------------------------
+
+
+def test_an_initiative_tie_broken_by_dex_names_odd_init_2(tmp_path: Path) -> None:
+    # rule: ODD-INIT-2 ("In the case of a tie, the one with the highest dexterity goes first"): both roll 7;
+    # Angthar's Dex 12 beats the goblin's 10, so he acts first; ODD-INIT-3 when the Dex is equal too.
+    result = fight(tmp_path, angthar_data(), "--dice", "7,7,12,6")
+    first = events(result, "initiative")[0]
+    assert (first["rule"], first["data"]["order"]) == ("ODD-INIT-2", [["Angthar"], ["Goblin"]])
+    assert "higher Dex first" in first["text"]
+    same = angthar_data(goblin_hp=20)
+    combatant(same, "Goblin")["abilities"] = {"dex": 12}
+    result = fight(tmp_path, same, "--dice", "7,7,12,6,3", "--max-rounds", "1")
+    first = events(result, "initiative")[0]
+    assert (first["rule"], first["data"]["order"]) == ("ODD-INIT-3", [["Angthar", "Goblin"]])
+
+
+def test_first_strike_is_in_the_account(tmp_path: Path) -> None:
+    # rule: ODD-INIT-5, ODD-INIT-6 (TV-000-08): Hambone (Small) rolls 9, the stone giant (Large) 3; in the
+    # first round the giant swings first (d20 1 + 9 = 10 vs AC 12: "glances off"), and the account says why.
+    data: dict[str, Any] = {
+        "name": "Hambone and the stone giant",
+        "ruleset": "odd",
+        "sides": [
+            {"name": "Shire", "combatants": [
+                {"name": "Hambone", "level": 1, "size": "small", "hp": 8, "armour": "leather",
+                 "weapons": ["short sword"]}]},
+            {"name": "Hills", "combatants": [
+                {"name": "Stone giant", "size": "large", "hit_dice": 9, "hp": 50, "ac": 15,
+                 "weapons": [{"name": "club", "damage": "2d8"}]}]},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "giant.yaml"
+    path.write_text(yaml.safe_dump(data))
+    out = referee("fight", str(path), "--dice", "9,3,1,10,3", "--max-rounds", "1")
+    assert out.returncode == 0, out.stderr
+    account = " ".join(out.stdout.split())  # the account wraps long lines
+    assert (
+        "first strike: Stone giant acts before Hambone (larger size, round 1) [ODD-INIT-5, ODD-INIT-6]"
+        in account
+    )
+
+
+def test_a_natural_20_that_hits_only_by_hr_nat_1_says_so(tmp_path: Path) -> None:
+    # rule: HR-NAT-1 ("A natural 20 is always a hit"): a d20 20 + 5 = 25 against AC 30 hits; the account
+    # says the natural 20 decided, not "25 vs AC 30".
+    data = angthar_data(ruleset="hr", options={"critical_hits": "none"})
+    combatant(data, "Goblin")["ac"] = 30
+    result = fight(tmp_path, data, "--dice", "7,4,20,6")
+    attack = events(result, "attack")[0]
+    assert attack["hit"] and (attack["total"], attack["target_number"]) == (25, 30)
+    assert "25 < AC 30 → hit (natural 20 always hits [HR-NAT-1])" in attack["text"]
+    assert " vs " not in attack["text"]
+
+
+def test_the_miss_chance_die_is_shown_when_the_hit_stands(tmp_path: Path) -> None:
+    # rule: MF-VIS-2, MF-VIS-5 (003's example: the attack roll succeeds, "The GM then rolls for the 66%
+    # invisibility miss chance, scoring 77. It's a hit!"): the d100 77 is shown with the hit.
+    data = angthar_data(ruleset="mf")
+    combatant(data, "Goblin")["conditions"] = ["invisible"]
+    combatant(data, "Angthar")["tactic"] = {"maneuver": "attack", "situation": {"flags": ["located"]}}
+    result = fight(tmp_path, data, "--dice", "7,4,12,77,6")
+    attack = events(result, "attack")[0]
+    assert attack["hit"] and "66% miss chance [MF-VIS-2]: d100 77: the hit stands" in attack["text"]
+
+
+def test_a_house_rule_charge_is_labelled_hr_charge_2(tmp_path: Path) -> None:
+    # rule: HR-CHARGE-2 ("moving his/her full movement rate and attacking with a +2 bonus"), not ODD-CHARGE-1
+    result = fight(tmp_path, set_spear(), "--dice", "7,4,2,13,3", "--max-rounds", "1")
+    charge = next(e for e in events(result, "action") if e["data"].get("kind") == "charge")
+    assert charge["rule"] == "HR-CHARGE-2"
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "weapon", "extra", "rule"),
+    [
+        ("mod", "battle axe", {"environment": {"underwater": True}}, "MOD-UW-1"),  # only thrusting weapons
+        ("mf", "club", {"environment": {"underwater": True}}, "MF-UW-1"),  # clubbing weapons are useless
+        ("hr", "short bow", {}, "HR-MISSILE-1"),  # "only be fired at creatures further than five feet"
+        (
+            "mf",
+            "battle axe",
+            {"invisible": True},
+            "MF-VIS-3",
+        ),  # "no effective direct attack may be attempted"
+    ],
+)
+def test_no_legal_attack_names_the_rule_that_forbids_it(
+    tmp_path: Path, ruleset: str, weapon: str, extra: dict[str, Any], rule: str
+) -> None:
+    # rule: MOD-UW-1, MF-UW-1, HR-MISSILE-1, MF-VIS-3: Angthar, 5 ft from the goblin, has only a weapon the
+    # rule forbids here; the account names that rule instead of "cannot reach an enemy", and he waits.
+    invisible = extra.pop("invisible", False)
+    data = angthar_data(ruleset=ruleset, **extra)
+    combatant(data, "Angthar")["weapons"] = [weapon]
+    if invisible:
+        combatant(data, "Goblin")["conditions"] = ["invisible"]
+    result = fight(tmp_path, data, "--dice", "7,4,5,1,1,1,1", "--max-rounds", "1")
+    refused = [
+        e for e in events(result, "action") if e["actor"] == "Angthar" and e["data"].get("kind") == "refused"
+    ]
+    assert [e["rule"] for e in refused] == [rule]
+    assert not [e for e in events(result, "attack") if e["actor"] == "Angthar"]
+
+
+def test_a_knockout_blow_s_damage_line_agrees_with_the_damage_taken(tmp_path: Path) -> None:
+    # rule: MF-KO-1 ("if that attack reduces the target to zero hit points, the target is rendered senseless
+    # but remains alive", -2 to hit): mf ability scale, Str 14 +2: d20 14 + 4 + 2 - 2 = 18; d8 6 + 2 = 8
+    # against the goblin's 4 hit points: it takes 4 and is left at 0, unconscious; the line says so.
+    data = angthar_data(ruleset="mf")
+    combatant(data, "Angthar")["tactic"] = {"maneuver": "attack", "situation": {"flags": ["knockout"]}}
+    result = fight(tmp_path, data, "--dice", "7,4,14,6")
+    damage = events(result, "damage")[0]
+    assert damage["damage"] == 4 and "= 8 damage" in damage["text"] and "4 taken (MF-KO-1)" in damage["text"]
+    assert events(result, "defeat")[0]["data"]["status"] == "unconscious"
+
+
+def test_a_two_round_spell_after_a_move_is_refused_in_words_that_fit() -> None:
+    # rule: HR-CAST-MOVE ("Spell casters may also move 1/2 their movement rate and cast a single round
+    # spell"): after a 10-ft move (within the 15 ft) a two-round spell is refused because it is not a
+    # one-round spell, not because of the distance. (Casting is not a tactic of `referee fight`.)
+    from tests.conftest import make_setup
+
+    from referee.dice import ScriptedDice
+    from referee.engine.fight import Fight
+    from referee.engine.odd_actions import CastSpell
+    from referee.errors import IllegalActionError
+
+    fight_ = Fight(make_setup(angthar_data(ruleset="hr")))
+    fight_.begin(ScriptedDice([]))
+    fight_.start_round(ScriptedDice([7, 4]))
+    with pytest.raises(IllegalActionError) as refused:
+        fight_.act(CastSpell("Angthar", spell="sleep", moved=10, rounds=2), ScriptedDice([]))
+    assert "only a one-round spell may follow a move, not a 2-round spell (HR-CAST-MOVE)" in str(
+        refused.value
+    )
+
+
+def test_a_natural_sleeper_woken_by_a_wound_is_not_cited_as_magical_sleep(tmp_path: Path) -> None:
+    # rule: MOD-COND-SLEEP-N-2 (melee on a natural sleeper "will automatically hit and normal damage will
+    # occur": d8 6 + 1 = 7), MOD-COND-SLEEP-N-1 (it sleeps "until noise occurs"): it wakes; not MOD-COND-SLEEP-M.
+    data = angthar_data(ruleset="mod", goblin_hp=20)
+    combatant(data, "Goblin")["conditions"] = ["sleeping_natural"]
+    result = fight(tmp_path, data, "--dice", "7,4,6,1", "--max-rounds", "1")
+    assert events(result, "damage")[0]["damage"] == 7
+    woken = [e for e in events(result, "condition") if e["data"]["condition"] == "sleeping_natural"]
+    assert [(e["rule"], e["data"]["added"]) for e in woken] == [("MOD-COND-SLEEP-N-1", False)]
+
+
+def test_a_kept_dex_penalty_names_the_rule_that_removed_the_dex(tmp_path: Path) -> None:
+    # rule: MOD-REAR-1 ("the defender gains no AC bonus for Dexterity"; option dex_loss = bonus_only keeps a
+    # penalty): the goblin's Dex 5 (-2) stays on its AC against Angthar's rear attack: 10 + 2 leather - 2 = 10.
+    # The kept penalty is MOD-REAR-1's, not 004's DAC-DODGE-3.
+    data = angthar_data(ruleset="mod", goblin_hp=20)
+    goblin = combatant(data, "Goblin")
+    goblin.pop("ac")
+    goblin.update(abilities={"dex": 5}, armour="leather")
+    situation = {"flags": ["rear", "surrounded"]}
+    combatant(data, "Angthar")["tactic"] = {"maneuver": "attack", "situation": situation}
+    result = fight(tmp_path, data, "--dice", "7,4,5,6,1", "--max-rounds", "1")
+    attack = next(e for e in events(result, "attack") if e["actor"] == "Angthar")
+    kept = [c for c in attack["data"]["ac_components"] if c["value"] == -2]
+    assert attack["data"]["ac"] == 10 and [c["rule"] for c in kept] == ["MOD-REAR-1"]

@@ -51,7 +51,7 @@ VECTORISED_CASES = {
     ("angthar_and_the_goblins.yaml", "mf"), ("angthar_and_the_goblins.yaml", "dac"),
     ("duel.yaml", "odd"), ("duel.yaml", "mod"), ("duel.yaml", "mf"), ("duel.yaml", "dac"),
     ("fog_and_cover.yaml", "odd"), ("fog_and_cover.yaml", "mod"), ("fog_and_cover.yaml", "mf"),
-    ("fog_and_cover.yaml", "dac"), ("grapple.yaml", "mod"),
+    ("fog_and_cover.yaml", "dac"),
     ("house_rules_duel.yaml", "odd"), ("house_rules_duel.yaml", "mod"), ("house_rules_duel.yaml", "mf"),
     ("lucas_and_krieger.yaml", "odd"), ("lucas_and_krieger.yaml", "mod"), ("lucas_and_krieger.yaml", "mf"),
     ("skirmish.yaml", "odd"), ("skirmish.yaml", "mod"), ("skirmish.yaml", "mf"),

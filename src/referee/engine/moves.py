@@ -153,7 +153,9 @@ def resolve_move_attack(state: FightState, action: MoveAttack, dice: DiceSource)
     first = action_event(state, c.name, "ODD-ACT-ATK", text, kind="move_attack", moved=feet, target=plan.defender,
                          position=list(end) if end is not None else None, weapon=plan.weapon, form=plan.form.value,
                          **({"closed": closed} if closed else {}))  # fmt: skip
-    return [first, *attack_events(state, ctx, plan, dice, None)]
+    from referee.engine import routines  # it imports this module's neighbours; ODD-ATK-3, HR-MOVE-2
+
+    return routines.after_move(state, attack, ctx, plan, first, dice, moved=feet)
 
 
 # --- charging (ODD-CHARGE-1..5) -------------------------------------------------------------------------

@@ -84,9 +84,15 @@ def _casting_limits(state: FightState, c: CombatantState, action: CastSpell) -> 
         if variant == "forbidden":
             raise IllegalActionError(f"{c.name} may not move in a round it casts (ODD-ACT-CAST-3)")
         half = movement.half_move(movement.allowance(c))
-        if action.rounds > 1 or action.moved > half:
+        if action.rounds > 1:
             raise IllegalActionError(
-                f"{c.name} may move at most {half} ft with a one-round spell (HR-CAST-MOVE), not {action.moved} ft"
+                f"{c.name} moved {action.moved} ft this round: only a one-round spell may follow a move, not a "
+                f"{action.rounds}-round spell (HR-CAST-MOVE)"
+            )
+        if action.moved > half:
+            raise IllegalActionError(
+                f"{c.name} may move at most {half} ft (half its rate) with a one-round spell (HR-CAST-MOVE), "
+                f"not {action.moved} ft"
             )
 
 

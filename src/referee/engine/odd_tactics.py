@@ -46,13 +46,17 @@ def _refusal(state: FightState, action: Action) -> IllegalActionError | None:
             if c.position is None and t.position is None:  # off the grid: the gap left after the move
                 moved = action.moved or 0
                 if moved > half:
-                    return IllegalActionError(f"{c.name} may move only {half} ft and still attack (ODD-ACT-ATK)")
+                    return IllegalActionError(
+                        f"{c.name} may move only {half} ft and still attack (ODD-ACT-ATK)"
+                    )
                 gap = max(MELEE_CONTACT, off_grid_gap(state, c, t) - moved)
                 plan_attack(attack_context(state, Attack(action.actor, target=action.target, weapon=action.weapon,
                                                          form=action.form, distance=gap, situation=action.situation)))  # fmt: skip
                 return None
             if c.position is None or t.position is None:
-                return IllegalActionError(f"{action.actor} has no position on the grid to move from (ODD-ACT-ATK)")
+                return IllegalActionError(
+                    f"{action.actor} has no position on the grid to move from (ODD-ACT-ATK)"
+                )
             end = movement.along_line(c.position, t.position, min(movement.squares(half), movement.squares(
                 movement.feet_between(c.position, t.position)) - 1))  # fmt: skip
             ctx = attack_context(state, Attack(action.actor, target=action.target, weapon=action.weapon,
@@ -179,7 +183,9 @@ def close_in(state: FightState, actor: str) -> Action | None:
     target = tactics.choose_target(state, actor)
     if target is None:
         return None
-    weapons: list[str | None] = [w.name for w in c.spec.weapons] or [None]
+    from referee.engine.routines import weapon_choices  # the whole routine first (ODD-ATK-3)
+
+    weapons = weapon_choices(c.spec)
     if c.position is None and state[target].position is None:
         return _close_in_off_grid(state, c, target, weapons)
     if c.position is None or state[target].position is None:
@@ -196,7 +202,9 @@ def close_in(state: FightState, actor: str) -> Action | None:
     return None
 
 
-def _close_in_off_grid(state: FightState, c: CombatantState, target: str, weapons: list[str | None]) -> Action | None:
+def _close_in_off_grid(
+    state: FightState, c: CombatantState, target: str, weapons: list[str | None]
+) -> Action | None:
     """Without positions, the same choice as on the grid (ODD-ACT-ATK): half a move and an attack when the gap
     left to melee contact is at most half the rate, else a jog toward the enemy (off_grid_gap)."""
     situation = tactic_situation(c)

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from referee.dice import DiceSource
-from referee.engine.actions import Action, Attack, Wait, action_from_dict
+from referee.engine.actions import Action, Wait, action_from_dict
 from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState

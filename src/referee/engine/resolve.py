@@ -175,7 +175,9 @@ def damage_events(
     extra: dict[str, Any] | None = None,
 ) -> list[Event]:
     """A DAMAGE event and, if it takes the target out, a DEFEAT event."""
-    amount = damage_dealt(target.hp, amount, subdual, knockout)
+    rolled, amount = amount, damage_dealt(target.hp, amount, subdual, knockout)
+    if amount != rolled and text:  # the account agrees with the damage recorded
+        text += f"; the knock-out blow leaves {target.name} at 0 hp: {amount} taken (MF-KO-1)"
     out = [
         event(
             EventType.DAMAGE, round_no, actor=by, target=target.name, dice=dice, modifiers=modifiers,
@@ -219,7 +221,8 @@ def roll_reasons(ctx: AttackContext, plan: AttackPlan) -> str:
 
 
 def miss_chance_text(plan: AttackPlan, attack_dice: tuple[Any, ...]) -> str:
-    """"66% miss chance [MF-VIS-2]: d100 77" (MF-VIS-5: the d100 at or under the chance turns a hit into a miss)."""
+    """The account of a miss chance and its die, e.g. `66% miss chance [MF-VIS-2]: d100 77` (MF-VIS-5: a die
+    at or under the chance turns a hit into a miss)."""
     sides, _threshold = miss_chance_die(plan.miss_chance, plan.miss_dice)
     rolled = [d for d in attack_dice if getattr(d, "purpose", "") == "miss chance"]
     face = f": d{sides} {rolled[-1].value}" if rolled else ""
@@ -290,10 +293,13 @@ def attack_events(
         amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)
         defender = state[plan.defender]
         damage_dice, sub, ko = tape.take(), plan.damage.subdual, plan.damage.knockout
-        decided = decisive.damage_decisive(  # issue 13: without which modifier would the target still stand?
-            plan, decisive.damage_base(plan, outcome.critical, damage_dice), mods,
-            lambda n: defeat_status(defender, damage_dealt(defender.hp, n, sub, ko), sub, ko, state.setup.ruleset) is None,
-        )
+        ruleset = state.setup.ruleset
+
+        def stands(n: int) -> bool:  # would n damage leave the defender as it was? (what decided a defeat)
+            return defeat_status(defender, damage_dealt(defender.hp, n, sub, ko), sub, ko, ruleset) is None
+
+        base = decisive.damage_base(plan, outcome.critical, damage_dice)
+        decided = decisive.damage_decisive(plan, base, mods, stands)
         out += damage_events(
             state, defender, amount, round_no=r, by=plan.attacker, subdual=plan.damage.subdual,
             knockout=plan.damage.knockout, dice=damage_dice, modifiers=mods,
@@ -319,8 +325,12 @@ def plan_declared_attack(state: FightState, action: Attack) -> tuple[AttackConte
 
 
 def resolve_attack(state: FightState, action: Attack, dice: DiceSource) -> list[Event]:
-    """ODD-ACT-ATK: a declared attack, maybe sent at another target first (MOD-COND-GRAPPLED-2)."""
-    from referee.engine import registry  # the retarget rules
+    """ODD-ACT-ATK: a declared attack, maybe sent at another target first (MOD-COND-GRAPPLED-2).
+    Several attacks in one action (a routine, ODD-ATK-3; extra attacks, ODD-ACT-MULTI): engine/routines.py."""
+    from referee.engine import registry, routines  # the retarget rules; attack routines
+
+    if routines.makes_routine(state, action):
+        return routines.resolve_routine(state, action, dice)
 
     before: list[Event] = []
     for retarget in registry.RETARGET_RULES:

@@ -41,7 +41,9 @@ def choose_action(state: FightState, actor: str) -> Action:
     from referee.engine.odd_tactics import standing_situation  # it imports this module
 
     situation = standing_situation(state, state[actor])  # the tactic's circumstances are never dropped
-    choices: list[str | None] = [w.name for w in spec.weapons] or [None]
+    from referee.engine.routines import weapon_choices  # the whole routine first (ODD-ATK-3)
+
+    choices = weapon_choices(spec)
     refusals: list[tuple[Attack, IllegalActionError]] = []
     for weapon in choices:
         candidate = Attack(actor, target=target, weapon=weapon, situation=situation)

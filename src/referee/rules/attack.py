@@ -172,7 +172,7 @@ def plan_damage(ctx: AttackContext) -> DamagePlan:
 
 
 def double_damage(ctx: AttackContext, plan: DamagePlan, rule: str) -> DamagePlan:
-    """"Double damage" (HR-CHARGE-4, MF-AIR-4) as option `double_damage` reads it: the whole damage counts
+    """Double damage (HR-CHARGE-4, MF-AIR-4) as option `double_damage` reads it: the whole damage counts
     twice (`total`, the texts' words, the default) or the damage dice are doubled, modifiers once (`dice`)."""
     doubled_by = (*plan.doubled_by, rule)
     if ctx.ruleset["double_damage"] is DoubleDamage.DICE:

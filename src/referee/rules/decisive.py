@@ -6,10 +6,11 @@ that modifier taken away; nothing here restates the comparison. Two kinds of mod
 
 - the to-hit modifiers (ODD-BTH-1, ODD-MELEE-1, ODD-RANGED-3, the referee's ODD-SIT-1 ...);
 - the components of the armour class (ODD-AC-ARMOR, ODD-AC-SHIELD, ODD-AC-DEX-1, DAC-DODGE-1 ...), each
-  as the breakdown lists it in the AC's own convention. Without one, the AC is assembled again (the
-  ODD-AC-2 floor applies) and the check's target moves as the AC's target number does: the AC itself
+  as the breakdown lists it in the AC's own convention. Without one, the AC is summed again from the
+  others (the ODD-AC-2 floor applies) and the check's target moves as the AC's target number does: the AC itself
   when ascending, 20 - AC when descending (GAP-DESC-TOHIT). The first component is the AC's base (10,
-  a listed AC, DAC-BASE-1 armour A), not a modifier.
+  a listed AC, DAC-BASE-1 armour A), not a modifier. A component is taken out as listed: the AC is not
+  rebuilt by its rules (under DAC-ENH-2 a lesser enhancement that would then count stays out).
 
 Nothing is decisive when no modifier could change the verdict: an automatic result (HR-HELPLESS-1), a
 natural 20 or 1 that hits or misses by itself (HR-NAT-1, MF-CRIT-1, MF-FUMBLE-1: ``succeeds`` ignores the

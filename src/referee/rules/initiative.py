@@ -131,7 +131,8 @@ def explain_order(
         names = " = ".join(r.unit for r in tied)
         if len(tied[0].key) > 1 and len({r.key for r in tied}) > 1:
             rule = "ODD-INIT-2"
-            dex = ", ".join(f"{r.unit} Dex {r.key[1]}" for r in sorted(tied, key=lambda r: r.key, reverse=True))
+            best_first = sorted(tied, key=lambda r: r.key, reverse=True)
+            dex = ", ".join(f"{r.unit} Dex {r.key[1]}" for r in best_first)
             notes.append(f"tie {names} at {tied[0].key[0]}: higher Dex first ({dex}) [ODD-INIT-2]")
         if len({r.key for r in tied}) < len(tied):
             same = "GAP-INIT-GROUP-TIE" if is_group(ruleset) else "ODD-INIT-3"
