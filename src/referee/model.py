@@ -66,6 +66,26 @@ class DamageType(StrEnum):
 class Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_booleans_for_numbers(cls, data: Any) -> Any:
+        # YAML 1.1 reads `hp: true` (or yes, on) as a boolean, which pydantic would take as 1
+        if isinstance(data, dict):
+            for key, value in data.items():
+                if isinstance(value, bool) and _takes_number_not_boolean(cls, key):
+                    raise ValueError(f"{key}: expected a number, not the boolean {str(value).lower()}")
+        return data
+
+
+def _takes_number_not_boolean(model: type[BaseModel], key: object) -> bool:
+    field = model.model_fields.get(str(key)) or next(
+        (f for f in model.model_fields.values() if f.alias == key), None
+    )
+    if field is None:
+        return False
+    text = str(field.annotation)
+    return "int" in text.replace("Literal", "") and "bool" not in text
+
 
 def _check_dice(value: Any) -> str:
     text = str(value).strip()
@@ -295,8 +315,9 @@ class CombatantSpec(Spec):
             if value < 0 or value > 100:
                 raise ValueError("hit_dice must be between 0 and 100")
             return f"{value}d8" if value else "1d4"
-        if not _HD.match(value):
-            raise ValueError(f"hit_dice {value!r} is not like '5d8', '3+1' or 5")
+        if len(value) > 40 or not _HD.match(value):  # a 5,000-digit count is no number Python reads
+            raise ValueError(f"hit_dice {value[:40]!r} is not like '5d8', '3+1' or 5")
+        _check_dice(hit_dice_expression(value))  # within the dice limits (9999999999999999+1 is not)
         return value.replace(" ", "")
 
     @field_validator("hit_die")
