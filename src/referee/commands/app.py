@@ -9,9 +9,11 @@ error messages and exit codes are the ones the commands define, unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 import typer.main
@@ -86,6 +88,7 @@ def run() -> None:
     """Run the app, turning the library's errors into one line and exit status 2."""
     try:
         code = app(standalone_mode=False)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit as a traceback
     except UsageError as exc:
         ctx = getattr(exc, "ctx", None)
         where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
@@ -103,4 +106,17 @@ def run() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+    except OSError as exc:  # stdout to /dev/full, a closed pipe: the output could not be written
+        output_failed(exc)
+    except MemoryError:  # the cost budgets (docs/errors.md, "Limits") should keep every run far from this
+        one_line("out of memory; try a smaller encounter or fewer fights")
+        sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def output_failed(exc: OSError) -> NoReturn:
+    """One line on stderr; stdout is pointed at /dev/null so that Python's flush at exit stays quiet."""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    one_line(f"cannot write the output: {exc.strerror or exc}")
+    sys.exit(2)

@@ -113,6 +113,7 @@ class Balancer:
         self.seed = seed
         self.workers = workers
         self.paths: set[str] = set()
+        self.base_dir = Path.cwd()  # where a house-rules file named by the monster file is looked for
 
     def setup(self, level: int, count: int) -> Any:
         from referee.files import setup_from_data
@@ -125,7 +126,7 @@ class Balancer:
                 {"name": MONSTER_SIDE, "combatants": self.monsters},
             ],
         }
-        return setup_from_data(data, "balance")
+        return setup_from_data(data, "balance", base_dir=self.base_dir)
 
     def monster_win_rate(self, level: int, count: int) -> float:
         from referee.sim import EVENT_ENGINE, plan_run, simulate
@@ -174,7 +175,7 @@ def balance(
     levels: Annotated[str, typer.Option(help="Fighter levels: 1-12, 5 or 1,3,5.")] = "1-12",
     ruleset: Annotated[str | None, typer.Option(help="A preset or a house-rules file.")] = None,
     fights: Annotated[int, typer.Option(help="Fights simulated per try.")] = 2000,
-    seed: Annotated[int, typer.Option(help="Seed (same seed, same answer).")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed (same seed, same answer).")] = 0,
     workers: Annotated[int, typer.Option(help="Processes to spread each simulation over.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as one JSON object.")] = False,
 ) -> None:
@@ -189,7 +190,10 @@ def balance(
     if not 1 <= workers <= 64:
         fail(f"--workers must be from 1 to 64, not {workers}")
     monsters, extra = read_monsters(monster_file)
+    if ruleset is not None and not Path(ruleset).is_absolute() and Path(ruleset).exists():
+        ruleset = str(Path(ruleset).resolve())  # --ruleset FILE is read from here, not the monster's folder
     balancer = Balancer(monsters, extra, ruleset, fights, seed, workers)
+    balancer.base_dir = monster_file.parent
     balancer.setup(1, 1)  # a bad monster or ruleset fails here, before any simulation
     results: list[LevelResult] = []
     paths: set[str] = set()

@@ -69,7 +69,7 @@ def sim(
     fights: Annotated[
         str, typer.Option("-n", "--fights", help="How many fights: 1000, 1e6, 10k, 2M.")
     ] = "10000",
-    seed: Annotated[int, typer.Option(help="Seed (same seed and workers, same result).")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed (same seed and workers, same result).")] = 0,
     workers: Annotated[int, typer.Option(help="Processes to spread the batches over.")] = 1,
     engine: Annotated[bool, typer.Option("--engine", help="Play every fight with the event engine.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as one JSON object.")] = False,

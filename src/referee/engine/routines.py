@@ -54,6 +54,7 @@ class Routine:
     targets: tuple[str, ...]
     limited_by: str | None = None  # HR-MOVE-2 when movement cut the routine down
     granted: int = 0  # ODD-ACT-MULTI: extra attacks the referee granted
+    status: str = "active"  # the attacker's at the start (one down in its own slot still acts, ODD-INIT-3)
 
     @property
     def actor(self) -> str:
@@ -101,7 +102,9 @@ def routine_of(state: FightState, action: Attack, moved: int = 0) -> Routine:
         state[name]  # an unknown name is refused with the list of names
     main = action.target or (action.targets[0] if action.targets else "")
     targets = (*action.targets, *(main,) * (len(weapons) - len(action.targets)))
-    return Routine(replace(action, target=main), weapons[:allowed], targets[:allowed], limited, action.extra_attacks)
+    return Routine(
+        replace(action, target=main), weapons[:allowed], targets[:allowed], limited, action.extra_attacks, me.status
+    )
 
 
 def routine_data(routine: Routine) -> dict[str, Any]:
@@ -214,7 +217,7 @@ def attack_step(state: FightState, action: Attack, dice: DiceSource, data: dict[
 
 def routine_step(state: FightState, routine: Routine, index: int, dice: DiceSource) -> list[Event]:
     """Attack `index` (after the first) in the state the earlier attacks left."""
-    if not state[routine.actor].is_active():
+    if state[routine.actor].status != routine.status:
         return []  # the attacker fell mid-routine (a free attack back, MF-FUMBLE-2)
     action = step_action(state, routine, index)
     if isinstance(action, str):
