@@ -349,7 +349,12 @@ class Fight:
         me = self.state[actor]
         others = [c.name for c in self.state.combatants.values() if c.side != me.side]
         carried = [w.name for w in me.spec.weapons]
-        weapons = [*carried, *(["unarmed"] if "unarmed" not in {w.lower() for w in carried} else [])]
+        weapons: list[str | None] = [
+            *carried,
+            *(["unarmed"] if "unarmed" not in {w.lower() for w in carried} else []),
+        ]
+        if len(me.spec.attacks) > 1:
+            weapons.insert(0, None)  # no weapon: the whole attack routine (ODD-ATK-3)
         forms = _attack_forms()
         for cls in ACTION_TYPES.values():
             if getattr(cls, "out_of_turn", False) or not _fillable(cls):

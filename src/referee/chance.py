@@ -30,14 +30,15 @@ T = TypeVar("T", bound=Hashable)
 R = TypeVar("R")
 
 DEFAULT_LIMIT = 200_000  # dice sequences one exact walk may visit before it is refused
+ROLLS_PER_SEQUENCE = 10  # and dice it may roll, per sequence of that budget (1000 hit dice are slow)
 
 
 class TooManyOutcomes(RefereeError, ValueError):
     """An exact walk would visit more dice sequences than its budget allows (refused, never truncated)."""
 
-    def __init__(self, limit: int, what: str) -> None:
+    def __init__(self, limit: int, what: str, detail: str = "") -> None:
         self.limit = limit
-        super().__init__(f"{what} has more than {limit:,} dice sequences to enumerate")
+        super().__init__(detail or f"{what} has more than {limit:,} dice sequences to enumerate")
 
 
 def run(fn: Callable[[DiceSource], R], source: DiceSource) -> tuple[R, tuple[DieRoll, ...]]:
@@ -90,9 +91,12 @@ def distribution(
     """
     counts: dict[T, dict[int, int]] = {}  # result → {sequences' shared denominator: how many}
     prefix: list[int] = []
+    rolls = 0
     for _ in range(limit):
         source = PrefixDice(prefix)
         result = fn(source)
+        rolls += len(source.faces)
+        _check_walk_cost(source, rolls, not prefix, limit, what)
         by_span = counts.setdefault(result, {})
         span = math.prod(source.sides)
         by_span[span] = by_span.get(span, 0) + 1
@@ -101,6 +105,17 @@ def distribution(
             return {r: sum((Fraction(n, s) for s, n in w.items()), Fraction(0)) for r, w in counts.items()}
         prefix = following
     raise TooManyOutcomes(limit, what)
+
+
+def _check_walk_cost(source: PrefixDice, rolls: int, first: bool, limit: int, what: str) -> None:
+    """Refuse a walk early: the first sequence already shows a lower bound on the sequences (every die
+    it asked for branches into its faces), and long sequences are counted by the dice they roll."""
+    if first and sum(sides - 1 for sides in source.sides) + 1 > limit:
+        raise TooManyOutcomes(limit, what)
+    if rolls > ROLLS_PER_SEQUENCE * limit:
+        raise TooManyOutcomes(
+            limit, what, f"{what} asks for more than {ROLLS_PER_SEQUENCE * limit:,} dice to enumerate"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ import random
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from referee import chance
 from referee.dice import DiceSource
@@ -37,7 +37,7 @@ from referee.engine import tactics
 from referee.engine.actions import Action
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
-from referee.engine.state import CombatantState, FightState
+from referee.engine.state import FightState
 from referee.errors import RefereeError
 from referee.setup import Setup
 
@@ -126,11 +126,13 @@ def state_key(fight: Fight, *, rolls: bool = True) -> Hashable:
 def _frozen(value: Any, skip: set[str]) -> Hashable:
     """A hashable image of a piece of state; containers keep their order (sets are sorted)."""
     if type(value) in _PLAIN:
-        return value
+        return cast(Hashable, value)
     if is_dataclass(value) and not isinstance(value, type):
         return (
             type(value).__name__,
-            tuple((f.name, _frozen(getattr(value, f.name), skip)) for f in fields(value) if f.name not in skip),
+            tuple(
+                (f.name, _frozen(getattr(value, f.name), skip)) for f in fields(value) if f.name not in skip
+            ),
         )
     if isinstance(value, Mapping):
         return ("map", tuple((_frozen(k, skip), _frozen(v, skip)) for k, v in value.items()))
@@ -142,7 +144,7 @@ def _frozen(value: Any, skip: set[str]) -> Hashable:
         hash(value)
     except TypeError:
         raise RefereeError(f"the exact walk cannot key a {type(value).__name__} in the fight state") from None
-    return value  # any other hashable value (a str or int subclass, an enum, a frozen record) keys itself
+    return cast(Hashable, value)  # any other hashable value (an enum, a frozen record) keys itself
 
 
 _PLAIN = {str, int, float, bool, type(None)}
@@ -203,7 +205,7 @@ class _WatchedRolls(dict[str, int]):
         self._saw()
         return super().__eq__(other)
 
-    __hash__ = None  # type: ignore[assignment]  # as a dict
+    __hash__ = None  # as a dict: not hashable
 
 
 @dataclass(frozen=True)

@@ -378,6 +378,8 @@ class EncounterSpec(Spec):
     distance: Annotated[int, Field(ge=0, le=10000)] = 5  # feet between the sides when nobody has a position
     environment: dict[str, Any] = {}
     rulings: Annotated[dict[RulingName, RulingSpec], Field(max_length=100)] = {}  # ODD-SIT-1, for reuse
+    # the players' sides: the tracker's players' view shows their numbers only (default: the first side)
+    players: Annotated[list[str], Field(max_length=20)] = []
 
     @field_validator("environment")
     @classmethod
@@ -403,6 +405,9 @@ class EncounterSpec(Spec):
             for name in [*self.surprise.sides, *self.surprise.modifiers]:
                 if name not in seen:
                     raise ValueError(f"surprise names side {name!r}, which is not in the encounter")
+        for name in self.players:
+            if name not in seen:
+                raise ValueError(f"players names side {name!r}, which is not in the encounter")
         for side in self.sides:
             for c in side.combatants:
                 for ruling in c.tactic.situation.rulings if c.tactic else []:

@@ -94,7 +94,11 @@ def engine_fights(setup: Setup, fights: int, seed: int = 0) -> Outcomes:
     for index in range(fights):
         fight = run_fight(setup, RandomDice(seed + index))
         reason = fight.events[-1].data.get("reason", "")
-        key = f"win {fight.state.winner}" if fight.state.winner else ("limit" if reason == "round limit" else "draw")
+        key = (
+            f"win {fight.state.winner}"
+            if fight.state.winner
+            else ("limit" if reason == "round limit" else "draw")
+        )
         ends[key] = ends.get(key, 0) + 1
     wins = {side: ends.get(f"win {side}", 0) / fights for side in setup.sides}
     return outcomes(wins, ends.get("draw", 0) / fights, ends.get("limit", 0) / fights)

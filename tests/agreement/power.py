@@ -50,7 +50,9 @@ def rejection_chance(p: float, q: float, n: int, z: float = Z) -> float:
     return normal.cdf(p - limit) + 1 - normal.cdf(p + limit)
 
 
-def disagreements(sampled: Mapping[str, float], exact: Mapping[str, float], n: int, z: float = Z) -> list[str]:
+def disagreements(
+    sampled: Mapping[str, float], exact: Mapping[str, float], n: int, z: float = Z
+) -> list[str]:
     """Each outcome whose sampled frequency is more than z standard errors from its exact chance."""
     out = []
     for outcome, p in exact.items():

@@ -32,7 +32,9 @@ ENGINE_FIGHTS = 2_000  # random engine fights an example may use where only the 
 
 
 @pytest.mark.parametrize("path", ENCOUNTERS, ids=lambda p: p.stem)
-def test_example_agrees_on_every_path_that_accepts_it(path: Path, record_property: pytest.RecordProperty) -> None:
+def test_example_agrees_on_every_path_that_accepts_it(
+    path: Path, record_property: pytest.RecordProperty
+) -> None:
     setup = load_encounter(path)
     whole = Record(f"{path.stem} (whole fight)")
     chain = exact_odds(setup, whole)
@@ -46,7 +48,9 @@ def test_example_agrees_on_every_path_that_accepts_it(path: Path, record_propert
     if walked is not None:
         chain_1 = exact_odds(first, opening)
         if chain_1 is not None:
-            assert_exact_paths_agree(walked, chain_1, f"{path.stem}, round 1: exact engine walk vs exact odds")
+            assert_exact_paths_agree(
+                walked, chain_1, f"{path.stem}, round 1: exact engine walk vs exact odds"
+            )
             opening.compared.append("exact engine walk vs exact odds")
         if vectorised(first, opening):
             compare_simulator(first, walked, opening, "exact engine walk")
@@ -54,7 +58,9 @@ def test_example_agrees_on_every_path_that_accepts_it(path: Path, record_propert
             # the simulator falls back to the engine: check the engine's random fights against its walk
             n = fights_for(walked)
             if n <= ENGINE_FIGHTS:
-                assert_sample_agrees(engine_fights(first, n), walked, n, f"{path.stem}: engine fights vs walk")
+                assert_sample_agrees(
+                    engine_fights(first, n), walked, n, f"{path.stem}: engine fights vs walk"
+                )
                 opening.compared.append(f"engine fights ({n:,}) vs exact engine walk")
             else:
                 opening.refused("engine fights", f"{n:,} fights would be needed (over {ENGINE_FIGHTS:,})")

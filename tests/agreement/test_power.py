@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.agreement.paths import exact_walk, outcomes, simulated, Record
+from tests.agreement.paths import Record, exact_walk, outcomes, simulated
 from tests.agreement.power import POWER, SHIFT, disagreements, fights_for, fights_for_power, rejection_chance
 from tests.conftest import make_setup
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 from tests.agreement.paths import (
     Record,
@@ -33,12 +33,13 @@ MELEE = ["dagger", "short sword", "long sword", "mace", "club", "spear", "hand a
          "battle axe", "flail", "staff", "war hammer", "two-handed sword", "claw", "bite"]  # fmt: skip
 ARMOURS = ["leather", "padded", "studded leather", "ring mail", "chain mail", "scale mail", "plate mail"]
 SHIELDS = ["small shield", "medium shield", "large shield"]
-WALK_WORK = 8_000  # dice sequences one small encounter's exact walk may run (a few seconds)
+WALK_WORK = 10_000  # dice sequences one small encounter's exact walk may run (a few seconds)
 
 DETERMINISTIC = settings(
     derandomize=True,  # the same encounters on every run: CI is deterministic
     database=None,
     deadline=None,
+    phases=[Phase.explicit, Phase.generate],  # no shrinking: a failure prints its encounter at once
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 
@@ -49,6 +50,7 @@ def fighter(draw: st.DrawFn, name: str, hp: st.SearchStrategy[int] | None) -> di
     data: dict[str, Any] = {"name": name, "weapons": [draw(st.sampled_from(MELEE))]}
     if draw(st.booleans()):
         data["level"] = draw(st.integers(1, 6))
+        data["hit_die"] = draw(st.sampled_from(["d4", "d6", "d8"]))
         data["abilities"] = {k: draw(st.integers(3, 18)) for k in ("str", "dex", "con")}
     else:
         data["hit_dice"] = draw(st.sampled_from(["1", "1d6", "1d8", "2d8", "1+1"]))
@@ -83,11 +85,24 @@ def larger_encounter(draw: st.DrawFn, preset: str) -> dict[str, Any]:
     """Two sides of one or two; fixed (3-12) or rolled hit points; up to 8 rounds."""
     hp = draw(st.one_of(st.none(), st.just(st.integers(3, 12))))
     sides = [
-        {"name": side, "combatants": [draw(fighter(f"{side} {i}", hp)) for i in range(draw(st.integers(1, 2)))]}
+        {
+            "name": side,
+            "combatants": [draw(fighter(f"{side} {i}", hp)) for i in range(draw(st.integers(1, 2)))],
+        }
         for side in ("Heroes", "Foes")
     ]
     return {"name": "larger random encounter", "ruleset": preset, "max_rounds": draw(st.integers(3, 8)),
             "sides": sides}  # fmt: skip
+
+
+def skip_draws(data: st.DataObject, preset: str) -> None:
+    """Derandomized runs of one test start from the same seed for every preset: a few throw-away draws
+    (one more per preset) give each preset encounters of its own."""
+    data.draw(
+        st.lists(
+            st.integers(0, 255), min_size=list(PRESETS).index(preset), max_size=list(PRESETS).index(preset)
+        )
+    )
 
 
 def _note(record: Record) -> None:
@@ -97,10 +112,11 @@ def _note(record: Record) -> None:
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
-@settings(DETERMINISTIC, max_examples=4)
+@settings(DETERMINISTIC, max_examples=5)
 @given(data=st.data())
 def test_small_encounters_agree_with_the_exact_walk_of_the_engine(preset: str, data: st.DataObject) -> None:
     # rule: ODD-INIT-1..4, ODD-ATK-1, ODD-ATK-2, ODD-AC-SHIELD and each preset's options (whole fights)
+    skip_draws(data, preset)
     setup = make_setup(data.draw(small_encounter(preset), label="encounter"))
     record = Record(setup.name)
     walked = exact_walk(setup, record, WALK_WORK)
@@ -117,11 +133,17 @@ def test_small_encounters_agree_with_the_exact_walk_of_the_engine(preset: str, d
 @pytest.mark.parametrize("preset", list(PRESETS))
 @settings(DETERMINISTIC, max_examples=3)
 @given(data=st.data())
-def test_larger_encounters_agree_between_the_simulator_and_the_exact_odds(preset: str, data: st.DataObject) -> None:
+def test_larger_encounters_agree_between_the_simulator_and_the_exact_odds(
+    preset: str, data: st.DataObject
+) -> None:
     # rule: ODD-INIT-1..4, ODD-ATK-1, ODD-ATK-2, ODD-HD-1, ODD-HD-2 and each preset's options (whole fights)
+    skip_draws(data, preset)
     setup = make_setup(data.draw(larger_encounter(preset), label="encounter"))
     record = Record(setup.name)
     chain = exact_odds(setup, record)
-    if chain is not None and vectorised(setup, record):
+    fast = vectorised(setup, record)
+    if chain is not None and fast:
         compare_simulator(setup, chain, record, "exact odds")
+    elif fast:
+        event(f"the simulator accepts what the exact odds refuse: {record.refusals['exact odds']}")
     _note(record)

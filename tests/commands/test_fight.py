@@ -452,3 +452,25 @@ def test_a_kept_dex_penalty_names_the_rule_that_removed_the_dex(tmp_path: Path) 
     attack = next(e for e in events(result, "attack") if e["actor"] == "Angthar")
     kept = [c for c in attack["data"]["ac_components"] if c["value"] == -2]
     assert attack["data"]["ac"] == 10 and [c["rule"] for c in kept] == ["MOD-REAR-1"]
+
+
+def test_an_aerial_charge_on_a_surprised_target_deals_double_damage(tmp_path: Path) -> None:
+    # rule: MF-AIR-4 ("a special charge attack causing double damage if the target is surprised"), MF-AIR-1
+    # (+1 against a target on the ground), MF-SURP-2 (the ambusher's first attack with advantage), ODD-CHARGE-3:
+    # the goblin fails its Wisdom check (d20 20 > Wis 3, ODD-SURP-2); in the free round the flying Angthar
+    # charges 30 ft: 2d20 12,5 keep 12 + 4 + 2 Str (mf scale) + 1 = 19; (d8 6 + 2 Str + 2 charge) × 2 = 20.
+    data = angthar_data(ruleset="mf", goblin_hp=30, distance=30, surprise={"sides": ["Goblins"]})
+    combatant(data, "Angthar").update(conditions=["flying"], tactic={"maneuver": "charge"})
+    combatant(data, "Goblin")["abilities"] = {"wis": 3}
+    result = fight(tmp_path, data, "--dice", "20,12,5,6,1,1,1,1,1", "--max-rounds", "1")
+    attack = events(result, "attack")[0]
+    damage = events(result, "damage")[0]
+    assert (attack["round"], attack["total"]) == (0, 19)
+    assert (damage["damage"], damage["rule"]) == (20, "MF-AIR-4")
+
+
+def test_dice_question_mark_rolls_that_die(tmp_path: Path) -> None:
+    # `--dice 7,4,?,6`: initiative 7 and 4, the attack d20 rolled with the seed's dice, damage d8 6
+    result = fight(tmp_path, angthar_data(), "--dice", "7,4,?,6", "--seed", "3")
+    attack = events(result, "attack")[0]
+    assert attack["actor"] == "Angthar" and 1 <= attack["dice"][0]["value"] <= 20

@@ -9,6 +9,7 @@ comments are worked from the documents; the dice are typed in with `--dice` in t
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,9 @@ def test_one_attack_action_makes_claw_claw_bite_each_its_own_roll(tmp_path: Path
     result = run(tmp_path, owlbear_data(), "--dice", "1,10,12,4,3,15,3,5", "--max-rounds", "1")
     own = attacks_by(result, "Owlbear")
     assert [(a["data"]["weapon"], a["total"], a["hit"]) for a in own] == [
-        ("claw", 17, True), ("claw", 8, False), ("bite", 20, True)
+        ("claw", 17, True),
+        ("claw", 8, False),
+        ("bite", 20, True),
     ]
     assert [a["data"]["routine_attack"] for a in own] == [1, 2, 3]
     assert [[d["value"] for d in a["dice"]] for a in own] == [[12], [3], [15]]
@@ -102,7 +105,9 @@ def test_a_target_that_falls_mid_routine_leaves_the_rest_to_the_next_target(tmp_
     result = run(tmp_path, data, "--dice", "1,1,10,12,4,14,2,2", "--max-rounds", "1")
     own = attacks_by(result, "Owlbear")
     assert [(a["target"], a["data"]["weapon"], a["total"]) for a in own] == [
-        ("Bran", "claw", 17), ("Angthar", "claw", 19), ("Angthar", "bite", 7)
+        ("Bran", "claw", 17),
+        ("Angthar", "claw", 19),
+        ("Angthar", "bite", 7),
     ]
     assert damage_to(result, "Bran") == [4] and damage_to(result, "Angthar")[0] == 2
 
@@ -118,7 +123,9 @@ def test_half_move_and_attack_keeps_the_routine_under_odd_but_not_under_hr_move_
     dice = ["--dice", "1,10,12,4,3,15,3,5", "--max-rounds", "1"]
     odd = run(tmp_path, owlbear_data(distance=20), *dice)
     assert [a["data"]["weapon"] for a in attacks_by(odd, "Owlbear")] == ["claw", "claw", "bite"]
-    house = run(tmp_path, owlbear_data(distance=20, options={"move_and_attack": "half_move_single_attack"}), *dice)
+    house = run(
+        tmp_path, owlbear_data(distance=20, options={"move_and_attack": "half_move_single_attack"}), *dice
+    )
     own = attacks_by(house, "Owlbear")
     assert [(a["data"]["weapon"], a["total"]) for a in own] == [("claw", 17)]
     move = next(e for e in house["events"] if e["type"] == "action" and e["actor"] == "Owlbear")
@@ -138,7 +145,10 @@ def test_a_fumbles_free_attack_back_is_one_attack_of_the_routine(tmp_path: Path)
     result = run(tmp_path, data, "--dice", "10,1,1,12,4,3,15,3,5", "--max-rounds", "1")
     own = attacks_by(result, "Owlbear")
     assert [(a["data"]["weapon"], a["data"].get("routine_attack")) for a in own] == [
-        ("claw", None), ("claw", 1), ("claw", 2), ("bite", 3)
+        ("claw", None),
+        ("claw", 1),
+        ("claw", 2),
+        ("bite", 3),
     ]
     free = next(e for e in result["events"] if e["type"] == "action" and e.get("rule") == "MF-FUMBLE-2")
     assert free["actor"] == "Owlbear"
@@ -162,7 +172,9 @@ def test_an_attack_action_from_json_names_a_target_per_attack(tmp_path: Path) ->
     )
     added = fight.act(action, ScriptedDice([12, 4, 3, 15, 3, 5]))
     assert [(e.target, e.data["weapon"]) for e in added if e.type.value == "attack"] == [
-        ("Bran", "claw"), ("Angthar", "claw"), ("Angthar", "bite")
+        ("Bran", "claw"),
+        ("Angthar", "claw"),
+        ("Angthar", "bite"),
     ]
     assert action_from_dict(action.to_dict()) == action
 
@@ -177,7 +189,13 @@ def test_extra_attacks_the_referee_grants_repeat_the_routine(tmp_path: Path) -> 
     fight.begin(ScriptedDice([]))
     fight.start_round(ScriptedDice([10, 1]))
     action = action_from_dict(
-        {"kind": "attack", "actor": "Angthar", "target": "Owlbear", "extra_attacks": 1, "extra_reason": "haste"}
+        {
+            "kind": "attack",
+            "actor": "Angthar",
+            "target": "Owlbear",
+            "extra_attacks": 1,
+            "extra_reason": "haste",
+        }
     )
     added = fight.act(action, ScriptedDice([13, 7, 2]))
     attacks = [e for e in added if e.type.value == "attack"]
@@ -209,7 +227,7 @@ CUB = {
 def test_a_routines_outcome_is_the_engine_enumerated_over_every_die(tmp_path: Path) -> None:
     # rule: ODD-ATK-3, ODD-ACT-ATK: the exact odds' and the simulator's table of the routine (its steps
     # composed state by state) equals the engine's whole resolution enumerated over every die
-    # (claw and bite here; d20 19+ hits AC 17 with +1).
+    # (claw and bite here; 1 HD gives +1, ODD-BTH-2, so a d20 of 16 or more hits AC 17: 5 in 20).
     data = json.loads(json.dumps(CUB))
     data["sides"][1]["combatants"][0]["attacks"] = ["claw", "bite"]
     path = tmp_path / "cub.yaml"
@@ -221,8 +239,9 @@ def test_a_routines_outcome_is_the_engine_enumerated_over_every_die(tmp_path: Pa
     standing = outcomes.probe_state(setup)  # the goblin stands through the routine
     brute = chance.distribution(lambda dice: outcomes.attack_outcome(standing, action, dice))
     assert composed == brute
-    # 1d2 + 1d3 both hit (1/10 each): 2..5; one hit; none (9/10 · 9/10)
-    assert composed[(0, 0, 0)] == chance.Fraction(81, 100)
+    # both miss: 3/4 · 3/4; both hit for the most, 2 + 3: 1/4 · 1/2 · 1/4 · 1/3
+    assert composed[(0, 0, 0)] == Fraction(9, 16)
+    assert composed[(5, 0, 0)] == Fraction(1, 96)
 
 
 def test_exact_odds_and_simulator_take_a_claw_claw_bite_fight(tmp_path: Path) -> None:
@@ -254,3 +273,14 @@ def test_odds_refuse_a_routine_that_can_move_on_to_another_target() -> None:
     assert out.returncode == 0, out.stderr
     sim = json.loads(out.stdout)
     assert sim["path"] != "vectorised" and "several targets" in sim["fallback_reason"]
+
+
+def test_an_attack_that_is_not_one_of_the_weapons_is_refused_on_load(tmp_path: Path) -> None:
+    # rule: ODD-ATK-3: the routine names the creature's weapons; a typo is a one-line error, not a fight.
+    data = owlbear_data()
+    data["sides"][1]["combatants"][0]["attacks"] = ["claw", "talon"]
+    path = tmp_path / "encounter.yaml"
+    path.write_text(yaml.safe_dump(data))
+    out = referee("fight", str(path))
+    assert out.returncode != 0
+    assert "attack 'talon' is not one of its weapons (claw, bite)" in out.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,7 +24,8 @@ def fight(
     dice: Annotated[
         str | None,
         typer.Option(
-            help="Die results to use first, in the order the engine asks (e.g. 7,4,12,6); then the seed."
+            help="Die results to use first, in the order the engine asks (e.g. 7,4,12,6; ? rolls that one"
+            " with the seed's dice: 7,?,12); then the seed."
         ),
     ] = None,
     max_rounds: Annotated[
@@ -39,14 +41,16 @@ def fight(
     ] = False,
 ) -> None:
     """Run a whole fight from an encounter file and print its round-by-round account."""
+    from referee.budget import check_fight_turns
     from referee.dice import RandomDice, ScriptedDice, parse_script
     from referee.engine.fight import run_fight
     from referee.files import load_encounter
     from referee.render import print_fight
 
     setup = load_encounter(file)
+    check_fight_turns(len(setup.combatants), max_rounds or setup.max_rounds, str(file))
     source = RandomDice(seed if seed is not None else 0)
-    dice_source = ScriptedDice(parse_script(dice), then=source) if dice else source
+    dice_source = ScriptedDice(typed_script(dice, parse_script), then=source) if dice else source
     result = run_fight(setup, dice_source, max_rounds=max_rounds).result()
     rows = why_rows(result) if why else None
     if as_json:
@@ -86,3 +90,11 @@ def print_why(rows: list[WhyRow]) -> None:
     console.print(table)
     if len(rows) > WHY_SHOWN:
         console.print(f"… and {len(rows) - WHY_SHOWN} more rule(s) (--json lists every one).")
+
+
+def typed_script(text: str, parse: Callable[[str], list[int]]) -> list[int | None]:
+    """`7,?,12` → `[7, None, 12]`: `?` rolls that die (the tracker's dice field reads it the same way); the
+    rest is checked by `parse` (the dice list's own messages and limits, item numbers included)."""
+    items = [i for i in text.replace(" ", ",").split(",") if i]
+    values = parse(",".join("1" if i == "?" else i for i in items))
+    return [None if raw == "?" else value for raw, value in zip(items, values, strict=True)]

@@ -56,11 +56,11 @@ class Attack(Action):
     # `targets` names the target of each attack in turn (the rest go at `target`)
     targets: tuple[str, ...] = ()
     extra_attacks: int = 0  # ODD-ACT-MULTI: more attacks the referee grants this round (haste...)
-    extra_reason: str = ""
+    extra_reason: str = "the referee grants them"
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
-        for key, default in (("targets", []), ("extra_attacks", 0), ("extra_reason", "")):
+        for key, default in (("targets", []), ("extra_attacks", 0), ("extra_reason", "the referee grants them")):
             if data.get(key) == default:
                 del data[key]  # stored attacks without a routine keep their old shape
         return data

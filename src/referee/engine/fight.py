@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.dice import DiceSource, DiceTape, DieRoll
+from referee.engine import caches
 from referee.engine.actions import Action
 from referee.engine.events import Event, EventType, event
 from referee.engine.registry import END_OF_ROUND as END_OF_ROUND
@@ -257,7 +258,8 @@ class Fight:
         if need == "action":
             actor = self.next_actor()
             assert actor is not None
-            return self.take(need, dice, choose(self.state, actor))
+            with caches.stepping(self.state):  # the plan that `choose` checked is the one resolved
+                return self.take(need, dice, choose(self.state, actor))
         return self.take(need, dice)
 
     def result(self) -> FightResult:

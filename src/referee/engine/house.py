@@ -274,6 +274,8 @@ def touch_lost(state: FightState, action: Action, events: list[Event]) -> list[E
     me = state.combatants.get(action.actor)
     if me is None or not me.has("charged_touch") or action.kind == "wait":
         return []
+    if getattr(action, "out_of_turn", False):
+        return []  # the referee's own acts (a condition, hit points changed by hand) are nobody's action
     if getattr(action, "form", None) is AttackForm.TOUCH:
         return []  # another try to touch (an attack, or a half move and attack)
     moved = sum(

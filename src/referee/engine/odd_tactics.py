@@ -9,6 +9,7 @@ from dataclasses import replace
 from referee.dice import DiceSource
 from referee.engine import tactics
 from referee.engine.actions import Action, Attack, Wait, situation_from_dict
+from referee.engine.caches import plan_attack  # reused by the resolver
 from referee.engine.events import Event
 from referee.engine.moves import Charge, Move, MoveAttack, charge_distance, declare_charge, moved_copy
 from referee.engine.odd_actions import CastSpell
@@ -17,7 +18,6 @@ from referee.engine.resolve import MELEE_CONTACT, attack_context, off_grid_gap
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.rules import movement, targeting
-from referee.rules.attack import plan_attack
 from referee.rules.context import AttackForm, Situation
 
 # --- unsteered combatants -----------------------------------------------------------------------------

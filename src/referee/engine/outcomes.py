@@ -158,7 +158,9 @@ def routine_outcome_distribution(
         )
     lifted = routines.scratch_state(state, [])
     lifted.combatants[target].hp = lifted.combatants[target].max_hp = PROBE_HP  # a private probe copy
-    found = routines.routine_distribution(lifted, routine, lambda events: read_outcome(events, me.name, target), limit)
+    found = routines.routine_distribution(
+        lifted, routine, lambda events: read_outcome(events, me.name, target), limit
+    )
     if any(back for (_dt, _da, back) in found):
         raise UnsupportedOutcome(f"{what}: a free attack back (MF-FUMBLE-2) can fell {me.name} mid-routine")
     return found

@@ -32,6 +32,7 @@ from referee.engine import (
     odd_tactics,
     refusals,
     resolve,
+    table_actions,
     withdrawal,
 )
 from referee.engine.actions import Action, Attack, Wait
@@ -73,6 +74,16 @@ RESOLVERS: dict[type[Action], Resolver] = {
     conditions.RemoveCondition: conditions.resolve_remove,
     effects.AreaEffect: effects.resolve_effect,
     refusals.Refused: refusals.resolve_refused,
+    # the referee's table actions, in nobody's turn (engine/table_actions.py)
+    table_actions.AdjustHp: table_actions.resolve_adjust_hp,
+    table_actions.AddCombatant: table_actions.resolve_add,
+    table_actions.RemoveCombatant: table_actions.resolve_remove,
+    table_actions.Reveal: table_actions.resolve_reveal,
+    table_actions.Hide: table_actions.resolve_reveal,
+    table_actions.Mark: table_actions.resolve_mark,
+    table_actions.Unmark: table_actions.resolve_unmark,
+    table_actions.Note: table_actions.resolve_note,
+    table_actions.FreeRoll: table_actions.resolve_roll,
 }
 
 # The actions by `kind`, as the tracker's forms and the JSON API name them.

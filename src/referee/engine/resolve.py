@@ -8,11 +8,12 @@ from typing import Any
 from referee.checks import Modifier
 from referee.dice import DiceSource, DiceTape
 from referee.engine.actions import Action, Attack, Wait
+from referee.engine.caches import plan_attack  # the plan the tactics checked, when unchanged
 from referee.engine.events import Event, EventType, event
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.rules import attack_roll, decisive, hit_points, hooks, movement
-from referee.rules.attack import AttackPlan, Effect, plan_attack
+from referee.rules.attack import AttackPlan, Effect
 from referee.rules.context import AttackContext, AttackForm
 from referee.rules.ruleset import Ruleset
 

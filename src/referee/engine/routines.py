@@ -71,8 +71,10 @@ def routine_weapons(spec: Combatant, weapon: str | None, extra: int) -> tuple[st
 
 def makes_routine(state: FightState, action: Attack) -> bool:
     """Whether an attack action makes more than one attack (routine or extra attacks)."""
-    return action.extra_attacks != 0 or bool(action.targets) or (
-        action.weapon is None and len(state[action.actor].spec.attacks) > 1
+    return (
+        action.extra_attacks != 0
+        or bool(action.targets)
+        or (action.weapon is None and len(state[action.actor].spec.attacks) > 1)
     )
 
 
@@ -103,13 +105,21 @@ def routine_of(state: FightState, action: Attack, moved: int = 0) -> Routine:
     main = action.target or (action.targets[0] if action.targets else "")
     targets = (*action.targets, *(main,) * (len(weapons) - len(action.targets)))
     return Routine(
-        replace(action, target=main), weapons[:allowed], targets[:allowed], limited, action.extra_attacks, me.status
+        replace(action, target=main),
+        weapons[:allowed],
+        targets[:allowed],
+        limited,
+        action.extra_attacks,
+        me.status,
     )
 
 
 def routine_data(routine: Routine) -> dict[str, Any]:
     """What the routine's ACTION event records about it."""
-    data: dict[str, Any] = {"routine": [w or "first weapon" for w in routine.weapons], "targets": list(routine.targets)}
+    data: dict[str, Any] = {
+        "routine": [w or "first weapon" for w in routine.weapons],
+        "targets": list(routine.targets),
+    }
     if routine.limited_by:
         data["limited_by"] = routine.limited_by
     if routine.granted:
@@ -132,7 +142,7 @@ def scratch_state(state: FightState, events: list[Event]) -> FightState:
     what the fold changes; the set-up and the combatants' specs are shared."""
     new = copy.copy(state)
     new.order = [list(slot) for slot in state.order]
-    new.rolls = state.rolls  # replaced, never changed in place, by the fold (shared: a watched copy stays watched)
+    new.rolls = state.rolls  # the fold replaces it, never changes it in place: shared
     new.acted = set(state.acted)
     new.may_act_though_down = set(state.may_act_though_down)
     new.combatants = {}
@@ -152,7 +162,9 @@ def _marked(events: list[Event], routine: Routine, index: int) -> list[Event]:
     for e in events:
         if not done and e.type is EventType.ATTACK and e.actor == routine.actor:
             n = len(routine.weapons)
-            e = replace(e, data=MappingProxyType({**e.data, "routine_attack": index + 1, "routine_attacks": n}))
+            e = replace(
+                e, data=MappingProxyType({**e.data, "routine_attack": index + 1, "routine_attacks": n})
+            )
             done = True
         out.append(e)
     return out
@@ -174,7 +186,9 @@ def _next_target(state: FightState, base: Attack) -> Attack | None:
 
     me = state[base.actor]
     order = {c.name: i for i, c in enumerate(state.setup.combatants)}
-    enemies = sorted(state.living_enemies(me.name), key=lambda c: targeting.target_priority(c.hp, c.subdual, order[c.name]))
+    enemies = sorted(
+        state.living_enemies(me.name), key=lambda c: targeting.target_priority(c.hp, c.subdual, order[c.name])
+    )
     for foe in enemies:
         candidate = replace(base, target=foe.name, distance=None, situation=standing_situation(state, me))
         try:
@@ -198,7 +212,9 @@ def step_action(state: FightState, routine: Routine, index: int) -> Attack | str
     return found if found is not None else f"{base.target} is down and no other enemy stands within reach"
 
 
-def attack_step(state: FightState, action: Attack, dice: DiceSource, data: dict[str, Any] | None) -> list[Event]:
+def attack_step(
+    state: FightState, action: Attack, dice: DiceSource, data: dict[str, Any] | None
+) -> list[Event]:
     """One attack of a routine, as :func:`engine.resolve.resolve_attack` makes one (retarget rules too)."""
     from referee.engine import registry  # the retarget rules
 
@@ -211,7 +227,13 @@ def attack_step(state: FightState, action: Attack, dice: DiceSource, data: dict[
             before += found[1]
     ctx, plan = plan_declared_attack(state, action)
     if data is not None:
-        data = {"kind": "attack", "weapon": plan.weapon, "form": plan.form.value, "charge": action.charge, **data}
+        data = {
+            "kind": "attack",
+            "weapon": plan.weapon,
+            "form": plan.form.value,
+            "charge": action.charge,
+            **data,
+        }
     return before + attack_events(state, ctx, plan, dice, data)
 
 
@@ -240,7 +262,9 @@ def first_step(state: FightState, routine: Routine, dice: DiceSource) -> list[Ev
     return _marked(events, routine, 0)
 
 
-def rest_of_routine(state: FightState, routine: Routine, events: list[Event], dice: DiceSource) -> list[Event]:
+def rest_of_routine(
+    state: FightState, routine: Routine, events: list[Event], dice: DiceSource
+) -> list[Event]:
     """The attacks after the first, each in the state the earlier events left."""
     out = list(events)
     for index in range(1, len(routine.weapons)):

@@ -205,6 +205,10 @@ def _initiative(state: FightState, e: Event) -> None:
 
 
 def _action(state: FightState, e: Event) -> None:
+    if "joins" in e.data:  # a latecomer (engine/table_actions.py) becomes part of the fight
+        from referee.engine.table_actions import fold_join
+
+        fold_join(state, e)
     if e.actor is None or e.data.get("free", False):
         return
     state.acted.add(e.actor)
@@ -258,6 +262,8 @@ def _heal(state: FightState, e: Event) -> None:
 def _defeat(state: FightState, e: Event) -> None:
     assert e.target is not None
     state.combatants[e.target].status = str(e.data["status"])
+    if e.data.get("left"):  # fled, surrendered, removed (engine/table_actions.py): gone, not down
+        return
     if e.target not in state.acted and state.slot_of(e.target) == state.current_slot:
         state.may_act_though_down.add(e.target)
 

@@ -2,17 +2,18 @@
 
 The rule is deliberately simple and documented: attack the living enemy with the fewest hit points
 (ties: the first in the encounter file), with the first carried weapon that can legally reach it
-(a missile weapon at range, a melee weapon otherwise); if no attack is legal, wait.
-"""
+(a missile weapon at range, a melee weapon otherwise), in the circumstances of its `tactic`'s situation;
+if no attack is legal, the refusal is recorded with its rule (MOD-UW-1, HR-MISSILE-1, MF-VIS-3...) and it
+waits (:mod:`referee.engine.refusals`)."""
 
 from __future__ import annotations
 
 from referee.engine.actions import Action, Attack, Wait
+from referee.engine.caches import plan_attack  # reused by the resolver
 from referee.engine.resolve import attack_context
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
 from referee.rules import targeting
-from referee.rules.attack import plan_attack
 
 # Rules that force a different choice (a held creature tries to break free, ODD-GRAP-4) are listed in
 # referee.engine.registry.OVERRIDES (which imports this module, so it is read when choosing); the

@@ -14,6 +14,7 @@ from typing import Any
 
 import icepool
 
+from referee.budget import check_dice_distribution
 from referee.dice import DiceGroup, parse_dice
 from referee.dice_grammar import d20  # imported on first parse, its grammar tables cached
 
@@ -25,9 +26,23 @@ def dice_die(text: str) -> icepool.Die[int]:
     Walks d20's syntax tree as :func:`referee.dice.roll` does: each dice group is ``count @ d(sides)``
     or icepool's keep-highest / keep-lowest; + - * and floor division act on whole distributions.
     """
+    check_dice_distribution(text, "exact odds")  # measured before any work (docs/errors.md, "Limits")
     expr = parse_dice(text)
     groups = iter(expr.groups())  # the groups in the tree's left-to-right order
     return _die_of(expr.node, groups)
+
+
+def sum_of(count: int, die: icepool.Die[int]) -> icepool.Die[int]:
+    """`count @ die` by doubling: log2(count) additions and no recursion (icepool's own `@` recurses
+    once per die, which overflows Python's stack at about 1000 dice)."""
+    total: icepool.Die[int] | None = None
+    while count:
+        if count & 1:
+            total = die if total is None else total + die
+        count >>= 1
+        if count:
+            die = die + die
+    return total if total is not None else icepool.Die([0])
 
 
 def _die_of(node: Any, groups: Iterator[DiceGroup]) -> icepool.Die[int]:
@@ -41,7 +56,7 @@ def _die_of(node: Any, groups: Iterator[DiceGroup]) -> icepool.Die[int]:
             return die.highest(group.count, group.keep)
         if group.keep < 0:
             return die.lowest(group.count, -group.keep)
-        return group.count @ die
+        return sum_of(group.count, die)
     if isinstance(node, ast.Parenthetical | ast.AnnotatedNumber):
         return _die_of(node.value, groups)
     if isinstance(node, ast.UnOp):

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
 from referee.model import Combatant, DamageType, WeaponKind
+from referee.rules import memo
 from referee.rules.context import AttackContext, DefenceLoss
 from referee.rules.ruleset import Ruleset
 from referee.rules.view import CombatantView, FightView
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 
 def env(state: FightView) -> Environment:
-    return parse_environment(state.setup.environment)
+    return memo.environment(state.setup.environment)  # parsed once per setup, not per check
 
 
 # --- cover and concealment (001's cover, 003's cover) ---------------------------------------------------

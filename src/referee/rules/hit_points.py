@@ -40,3 +40,18 @@ def status_after_damage(
     if subdual_after >= hp_after:
         return UNCONSCIOUS
     return ACTIVE
+
+
+def status_after_healing(status: str, hp_after: int, subdual_after: int) -> str:
+    """The status after hit points are regained (ODD-HP-1 with GAP-HP-ZERO read backwards, GAP-SUBDUAL):
+    an unconscious combatant whose hit points are above 0 and above its subdual damage wakes; the dead
+    stay dead (healing does not raise them); anyone else keeps the status it has."""
+    if status == UNCONSCIOUS and hp_after > 0 and subdual_after < hp_after:
+        return ACTIVE
+    return status
+
+
+def healed_hit_points(hp: int, max_hp: int, amount: int) -> int:
+    """Hit points after healing `amount`: never above the maximum (ODD-HD-2: a creature's hit points are
+    what it rolled; healing restores lost points, it adds none)."""
+    return max(hp, min(max_hp, hp + amount))

@@ -37,6 +37,8 @@ class OptionValue(StrEnum):
         return member
 
     def __eq__(self, other: object) -> bool:
+        if other.__class__ is str and other in type(self)._value2member_map_:  # the common case, first
+            return str.__eq__(self, other)
         if isinstance(other, OptionValue):
             return self is other  # members of two options never stand for the same variant
         if isinstance(other, str):

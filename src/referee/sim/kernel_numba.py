@@ -25,11 +25,14 @@ def numba_play() -> Callable[..., Any] | None:
     global _NUMBA_PLAY
     if _NUMBA_PLAY is not None:
         return _NUMBA_PLAY
+    from referee.user_cache import numba_cache_ready
+
+    cache = numba_cache_ready()  # the user's cache folder, set before numba is imported, or no cache
     try:
         import numba  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         return None
-    _NUMBA_PLAY = numba.njit(cache=True, nogil=True)(_play_fights)
+    _NUMBA_PLAY = numba.njit(cache=cache, nogil=True)(_play_fights)
     return _NUMBA_PLAY
 
 

@@ -23,6 +23,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
+from referee.budget import OverBudget, check_sum_convolution
 from referee import chance
 from referee.dice import DiceSource, parse_dice
 from referee.files import Setup
@@ -59,6 +60,10 @@ def hit_point_distribution(c: Combatant) -> dict[int, Fraction]:
     if linear is None or any(g.keep or g.count < 0 for g in linear[0]):
         raise Unsupported(f"{c.name}'s hit dice {c.hp_dice} are too many to enumerate") from None
     groups = [(g.count, g.sides) for g in linear[0]]
+    try:
+        check_sum_convolution(groups, f"{c.name}'s hit dice {c.hp_dice}")  # measured before the work
+    except OverBudget as exc:
+        raise Unsupported(str(exc)) from None
     out: dict[int, Fraction] = {}
     for total, p in sum_distribution(groups, linear[1]).items():
         faces = faces_for_total(groups, total - linear[1])

@@ -109,6 +109,16 @@ class ActionBody(Body):
     seed: int | None = None
 
 
+class EngineBody(Body):
+    version: SeenVersion
+    revision: SeenRevision = None
+    dice: Dice = None
+    seed: int | None = None
+    until: Literal["actor", "players"] = Field(
+        "actor", description="actor: the current actor only; players: the foes until a player's turn"
+    )
+
+
 class UndoBody(Body):
     version: SeenVersion
     revision: SeenRevision = None
@@ -181,6 +191,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def state_of(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> dict[str, Any]:
         state = views.referee_view(row, fight, stored)
         state["dice_asked"] = tracker.dice_asked(fight, state["needs"])
+        return state
+
+    def taken_state(taken: tracker.Taken) -> dict[str, Any]:
+        state = fight_state(taken.row)
+        if taken.notice:
+            state["notice"] = taken.notice  # typed dice the outcome did not need: said, not refused
         return state
 
     def players_state(row: EncounterRow) -> dict[str, Any]:
@@ -384,22 +400,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         Send the `version` and `revision` the client last saw: if the fight changed since (another tab), the
         step is refused with 409 and nothing is stored."""
-        row, _ = tracker.take_step(
+        taken = tracker.take_step(
             store, row, body.step, version=body.version, revision=body.revision, dice=body.dice,
             action=body.action, surprise=body.surprise, seed=body.seed,
         )  # fmt: skip
-        return fight_state(row)
+        return taken_state(taken)
 
     @app.post("/api/encounters/{eid}/actions", tags=["fight"])
     def api_action(row: Encounter, body: ActionBody) -> dict[str, Any]:
         """Resolve one combatant's action (kind, actor, target, weapon, form, charge, situation…).
 
         Send the `version` and `revision` the client last saw (409 if the fight changed since)."""
-        row, _ = tracker.take_step(
+        taken = tracker.take_step(
             store, row, "action", version=body.version, revision=body.revision, dice=body.dice,
             action=body.action, seed=body.seed,
         )  # fmt: skip
-        return fight_state(row)
+        return taken_state(taken)
+
+    @app.post("/api/encounters/{eid}/engine", tags=["fight"])
+    def api_engine(row: Encounter, body: EngineBody) -> dict[str, Any]:
+        """Let the engine decide with the default tactics of `referee fight`: the current actor's action
+        (`until: actor`), or the foes' in turn until a combatant of the players' sides is to act (`until:
+        players`). Each action is its own step. Send `version` and `revision` as for any change."""
+        taken = tracker.engine_turns(
+            store, row, version=body.version, revision=body.revision, dice=body.dice, seed=body.seed,
+            until=body.until,
+        )  # fmt: skip
+        return taken_state(taken)
 
     @app.post("/api/encounters/{eid}/undo", tags=["fight"])
     def api_undo(row: Encounter, body: UndoBody) -> dict[str, Any]:

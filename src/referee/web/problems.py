@@ -89,9 +89,9 @@ def wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
 
 
-def respond(request: Request, status: int, message: str) -> Response:
+def respond(request: Request, status: int, message: str, extra: dict[str, Any] | None = None) -> Response:
     if wants_json(request):
-        return JSONResponse({"error": message, "status": status}, status_code=status)
+        return JSONResponse({"error": message, "status": status, **(extra or {})}, status_code=status)
     page = (
         "<!doctype html><meta charset=utf-8><link rel=stylesheet href=/static/style.css>"
         f"<title>error {status}</title><main><h1>error {status}</h1><p class=error>{_escape(message)}</p>"
@@ -126,7 +126,9 @@ def install(app: FastAPI) -> None:
     """Register the one place where exceptions become responses."""
 
     async def on_problem(request: Request, exc: Exception) -> Response:
-        return respond(request, status_of(exc), str(exc))
+        # a refused step that rolled `?` dice hands them back: the retry uses them (no re-roll fishing)
+        kept = getattr(exc, "kept_dice", None)
+        return respond(request, status_of(exc), str(exc), {"kept_dice": kept} if kept else None)
 
     async def on_database(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, sqlite3.Error)

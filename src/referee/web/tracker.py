@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from referee.dice import LIMITS, RandomDice, ScriptedDice
+from referee.engine import table_actions
 from referee.engine.actions import Attack, action_from_dict
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
@@ -37,6 +38,7 @@ EXPORT_FORMAT = "referee-tracker/1"
 # Words a typed-dice field may use for "roll this one for me".
 ROLL_WORDS = {"", "?", "r", "roll", "-", "_"}
 MAX_FLOW_NESTING = 64
+MAX_ENGINE_TURNS = 200  # "run the foes": at most this many actions in one request
 OPENERS = frozenset(b"[{")
 
 
@@ -49,7 +51,10 @@ def parse_typed_dice(typed: str | list[int | None] | None) -> list[int | None]:
     text = typed.strip()
     if not text:
         return []
-    items = text.split(",") if "," in text else text.split()
+    # any grouping: commas, semicolons, spaces; an empty place between commas rolls that die
+    items: list[str] = []
+    for part in re.split(r"[,;]", text):
+        items.extend(part.split() or [""])
     return _typed_list(items)
 
 
@@ -77,19 +82,48 @@ def _typed_value(item: Any, index: int) -> int | None:
 
 
 class TypedDice(ScriptedDice):
-    """The referee's physical dice first (None = roll it), then random dice for the rest."""
+    """The referee's physical dice first (None = roll it), then random dice for the rest. Every die it gives
+    is written down (`given`), so a refused try can hand back the dice it rolled (no re-roll fishing)."""
 
     def __init__(self, typed: list[int | None], seed: int | None = None) -> None:
         super().__init__(typed, then=RandomDice(seed))
         self.typed = len(typed)
+        self.script = list(typed)
+        self.given: list[int] = []
 
-    def check_all_used(self) -> None:
-        """Dice typed but never asked for mean the referee and the engine disagree on the order: refuse."""
-        if self.remaining:
-            used = self.typed - self.remaining
+    def roll(self, sides: int, purpose: str) -> int:
+        value = super().roll(sides, purpose)
+        self.given.append(value)
+        return value
+
+    def unused(self) -> list[int | None]:
+        """The typed dice this step never asked for (damage typed ahead for an attack that missed)."""
+        return self.script[len(self.script) - self.remaining :] if self.remaining else []
+
+    def check_all_used(self, most: int | None = None) -> str | None:
+        """Dice typed ahead that this outcome did not need are said, not refused (damage for a miss); more
+        dice than any outcome of the step asks for (`most`, from :func:`dice_asked`) mean the referee and the
+        engine disagree on the order: refused."""
+        if not self.remaining:
+            return None
+        used = self.typed - self.remaining
+        if most is not None and self.typed > most:
             raise DiceError(
-                f"{self.typed} dice were typed but this step used only {used}; remove the extra ones"
+                f"{self.typed} dice were typed but this step asks for at most {most}; remove the extra ones"
             )
+        shown = ", ".join("?" if v is None else str(v) for v in self.unused())
+        return f"{self.remaining} typed {'die was' if self.remaining == 1 else 'dice were'} not used ({shown}): this step used {used}"
+
+    def rolled_any(self) -> bool:
+        """Whether a die was rolled rather than typed so far (a `?`, or past the typed ones)."""
+        consumed = self.typed - self.remaining
+        return any(v is None for v in self.script[:consumed]) or len(self.given) > consumed
+
+    def kept(self) -> str:
+        """The dice field for a retry after a refusal: the dice given so far (rolled ones included), then the
+        typed ones not reached yet."""
+        rest = self.script[len(self.given) :]
+        return ", ".join([str(v) for v in self.given] + ["?" if v is None else str(v) for v in rest])
 
 
 def load_setup(data: dict[str, Any], where: str = "encounter", base_dir: Path | None = None) -> Setup:
@@ -162,7 +196,7 @@ def take_step(
     action: dict[str, Any] | None = None,
     surprise: dict[str, Any] | None = None,
     seed: int | None = None,
-) -> tuple[EncounterRow, list[Event]]:
+) -> Taken:
     """Run one step (begin, round, action, end_round) and store its events on top of `version` (and
     `revision`, when the client names the one it saw)."""
     if step not in STEPS:
@@ -182,13 +216,27 @@ def take_step(
         setup = load_setup({**row.setup, "surprise": surprise}, row.name)
         ruling = setup.to_dict().get("surprise")
     fight = Fight(setup, [s.event for s in stored])
-    chosen = action_from_dict(action) if step == "action" and action is not None else None
-    events = fight.take(step, source, chosen)
-    source.check_all_used()
+    chosen = action_from_dict(table_actions.normalise(action)) if step == "action" and action is not None else None
+    most = len(dice_asked(fight, step, action)) if source.remaining else None
+    try:
+        events = fight.take(step, source, chosen)
+    except RefereeError as exc:
+        if source.rolled_any():  # some `?` were rolled: keep them for the retry
+            exc.kept_dice = source.kept()  # type: ignore[attr-defined]
+        raise
+    notice = source.check_all_used(most)
     if ruling is not None:
         events = [with_ruling(e, ruling) for e in events]
     # stored on top of exactly the log it was computed from: the snapshot's revision, not only the count
-    return store.append(row.id, version, events, revision=row.revision), events
+    return Taken(store.append(row.id, version, events, revision=row.revision), events, notice)
+
+
+class Taken(NamedTuple):
+    """A stored step: the row after it, its events, and what to tell the referee (typed dice not used)."""
+
+    row: EncounterRow
+    events: list[Event]
+    notice: str | None = None
 
 
 def with_ruling(e: Event, ruling: dict[str, Any]) -> Event:
@@ -215,7 +263,8 @@ def dice_asked(fight: Fight, step: str, action: dict[str, Any] | None = None) ->
     copy = Fight(fight.setup, fight.events)
     recorder = _DiceRecorder()
     try:
-        copy.take(step, recorder, action_from_dict(action) if action is not None else None)
+        chosen = action_from_dict(table_actions.normalise(action)) if action is not None else None
+        copy.take(step, recorder, chosen)
     except RefereeError:
         return []
     return recorder.asked
@@ -321,7 +370,7 @@ def action_odds_for(fight: Fight, action: dict[str, Any]) -> dict[str, Any] | No
 
     The action is checked first either way, so a wrong name or an impossible attack is reported at once.
     """
-    parsed = action_from_dict(action)
+    parsed = action_from_dict(table_actions.normalise(action))
     if isinstance(parsed, Attack):
         attack_context(fight.state, parsed)
     else:
@@ -384,3 +433,46 @@ def list_examples(folder: Path | None) -> list[str]:
         if isinstance(data, dict) and "sides" in data:
             names.append(path.name)
     return names
+
+
+def engine_turns(
+    store: Store,
+    row: EncounterRow,
+    *,
+    version: int,
+    revision: int | None = None,
+    dice: str | list[int | None] | None = None,
+    seed: int | None = None,
+    until: str = "actor",
+) -> Taken:
+    """Let the engine decide (the default tactics of `referee fight`, :func:`engine.tactics.choose_action`):
+    the current actor's action (`until="actor"`), or every foe's in turn until a combatant of the players'
+    sides is to act or the round is done (`until="players"`). Each action is a step of its own (undo takes
+    back one); typed dice go to the first."""
+    from referee.engine import tactics
+    from referee.web.views import player_sides
+
+    check_seen(row, version, revision)
+    taken: Taken | None = None
+    notices: list[str] = []
+    for _ in range(MAX_ENGINE_TURNS):
+        row, stored = store.snapshot(row.id)
+        fight = fight_of(row, stored)
+        actor = fight.next_actor() if fight.needs() == "action" else None
+        if actor is None or (until == "players" and fight.state[actor].side in player_sides(fight)):
+            if taken is None:
+                who = f"it is {actor}'s turn (a player's side)" if actor else f"the fight needs: {fight.needs()}"
+                raise IllegalActionError(f"no foe is to act now: {who}")
+            break
+        choice = tactics.choose_action(fight.state, actor).to_dict()
+        first = taken is None
+        taken = take_step(
+            store, row, "action", version=version if first else row.version,
+            revision=revision if first else row.revision, dice=dice if first else None, action=choice,
+            seed=seed if first else None,
+        )  # fmt: skip
+        notices += [taken.notice] if taken.notice else []
+        if until == "actor":
+            break
+    assert taken is not None
+    return taken._replace(notice="; ".join(notices) or None)

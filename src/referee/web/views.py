@@ -1,11 +1,12 @@
 """What the pages and their JSON twins show: plain dicts built from a fight. The players' view hides things.
 
 The referee sees everything. The players see the order, names and conditions of the combatants that are not
-`hidden`, their party's hit points, and for monsters only a word (unhurt / wounded / badly wounded / down):
-never a monster's hit points or armour class. Nothing in their view tells that a hidden combatant exists:
-while one acts, `current` is the next combatant they can see who is still to act this round (none when no such
-one is left, as at the end of every round), and their `revision` is a digest of what they see, so it moves only
-when their view changes.
+hidden (hidden in the file and not revealed since, or hidden again), the numbers of the players' own sides
+(`players:` in the encounter, default the first side), and for everyone else only a word (unhurt / wounded /
+badly wounded / down, or fled / surrendered / gone), whatever its kind: never a foe's hit points or armour
+class. Nothing in their view tells that a hidden combatant exists: while one acts, `current` is the next
+combatant they can see who is still to act this round (none when no such one is left, as at the end of every
+round), and their `revision` is a digest of what they see, so it moves only when their view changes.
 """
 
 from __future__ import annotations
@@ -15,19 +16,28 @@ import json
 from dataclasses import MISSING, fields
 from typing import Any
 
+from referee.engine import table_actions, tactics
+from referee.engine.events import EventType
 from referee.engine.fight import Fight
 from referee.engine.registry import ACTION_TYPES
 from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
 from referee.model import UNARMED
+from referee.rules.conditions import CONDITION_TABLE
 from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackContext, AttackForm, Situation
+from referee.vocabulary import CONDITIONS
 from referee.web.store import EncounterRow, StoredEvent
 
 HEALTH_WORDS = ("unhurt", "wounded", "badly wounded", "down")
 
 
+LEFT_WORDS = {"fled": "fled", "surrendered": "surrendered", "removed": "gone"}
+
+
 def health_word(c: CombatantState) -> str:
-    """A monster's state in one word, for the players (no numbers)."""
+    """A foe's state in one word, for the players (no numbers)."""
+    if c.status in LEFT_WORDS:
+        return LEFT_WORDS[c.status]
     left = c.hp - c.subdual
     if c.is_active() and c.max_hp == 0:
         return "unhurt"  # the fight has not begun: hit points are not fixed yet
@@ -57,11 +67,58 @@ def display_ac(state: FightState, c: CombatantState) -> int | None:
 
 
 def conditions(state: FightState, c: CombatantState) -> list[dict[str, Any]]:
-    """Conditions with the rounds they have left (a condition ends at the end of round `until_round`)."""
+    """Conditions with the rounds they have left (a condition ends at the end of round `until_round`); the
+    dead have none (their conditions end with them); `referee` marks the referee's own (no mechanics)."""
+    if c.status == "dead":
+        return []
     out = []
     for cond in sorted(c.conditions.values(), key=lambda x: x.name):
         left = None if cond.until_round is None else max(0, cond.until_round - state.round + 1)
-        out.append({"name": cond.name, "until_round": cond.until_round, "rounds_left": left})
+        entry: dict[str, Any] = {"name": cond.name, "until_round": cond.until_round, "rounds_left": left}
+        if cond.data.get("referee"):
+            entry.update(referee=True, note=str(cond.data.get("note", "")))
+        out.append(entry)
+    return out
+
+
+def player_sides(fight: Fight) -> list[str]:
+    """The sides whose numbers the players see: the encounter's `players`, else the first side."""
+    named = fight.setup.source.get("players") if isinstance(fight.setup.source, dict) else None
+    return [str(n) for n in named] if named else list(fight.setup.sides[:1])
+
+
+def hidden_names(fight: Fight) -> set[str]:
+    """Who the players do not see now: hidden in the file, unless revealed since, or hidden again."""
+    toggled = table_actions.visibility(fight.events)
+    return {n for n, c in fight.state.combatants.items() if toggled.get(n, c.spec.hidden)}
+
+
+def condition_choices() -> list[dict[str, Any]]:
+    """Every condition of the vocabulary for the picker: name, meaning and rule."""
+    return [
+        {"name": name, "meaning": meaning, "rule": row.rule if (row := CONDITION_TABLE.get(name)) else None}
+        for name, meaning in sorted(CONDITIONS.items())
+    ]
+
+
+def suggested_action(fight: Fight, current: str | None) -> dict[str, Any] | None:
+    """What the engine would do for the current actor (the default tactics, as in `referee fight`)."""
+    if current is None:
+        return None
+    try:
+        return tactics.choose_action(fight.state, current).to_dict()
+    except (RefereeError, LookupError, ValueError):
+        return None
+
+
+def hit_points_after(fight: Fight) -> dict[int, int]:
+    """The target's hit points left after each damage and healing line of the log (by line number)."""
+    replay = Fight(fight.setup)
+    out: dict[int, int] = {}
+    for i, e in enumerate(fight.events):
+        replay.push([e])
+        if e.type in (EventType.DAMAGE, EventType.HEAL) and e.target in replay.state.combatants:
+            out[i] = replay.state.combatants[e.target].hp
     return out
 
 
@@ -70,12 +127,14 @@ def event_view(stored: StoredEvent) -> dict[str, Any]:
 
 
 def action_kinds() -> list[dict[str, Any]]:
-    """Every action kind the engine offers, with its fields, so the form sends only what a kind accepts."""
+    """Every action kind the engine offers, with its fields, so the form sends only what a kind accepts
+    (`table`: one of the referee's table actions, taken in nobody's turn)."""
     kinds = []
     for kind, cls in sorted(ACTION_TYPES.items()):
         kinds.append(
             {
                 "kind": kind,
+                "table": kind in table_actions.TABLE_KINDS,
                 "doc": (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else "",
                 "fields": [
                     {"name": f.name, "default": None if f.default is MISSING else _jsonable(f.default)}
@@ -93,6 +152,8 @@ def _jsonable(value: Any) -> Any:
 def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> dict[str, Any]:
     state = fight.state
     current = fight.next_actor() if fight.needs() == "action" else None
+    hidden = hidden_names(fight)
+    players = player_sides(fight)
     combatants = []
     for c in state.combatants.values():
         combatants.append(
@@ -100,7 +161,8 @@ def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> 
                 "name": c.name,
                 "side": c.side,
                 "kind": "monster" if c.spec.is_monster else "character",
-                "hidden": c.spec.hidden,
+                "players": c.side in players,
+                "hidden": c.name in hidden,
                 "hp": c.hp,
                 "max_hp": c.max_hp,
                 "subdual": c.subdual,
@@ -128,7 +190,11 @@ def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> 
         "order": [list(slot) for slot in state.order],
         "sides": list(fight.setup.sides),
         "combatants": combatants,
-        "events": [event_view(s) for s in stored],
+        "events": _with_hit_points(fight, stored),
+        "players": players,
+        "suggested": suggested_action(fight, current),
+        "notes": [e.text for e in fight.events if e.data.get("table") == "note"],
+        "condition_choices": condition_choices(),
         "action_kinds": action_kinds(),
         "forms": [f.value for f in AttackForm],
         "cover": list(COVER_DEGREES),
@@ -137,10 +203,23 @@ def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> 
     }
 
 
+def _with_hit_points(fight: Fight, stored: list[StoredEvent]) -> list[dict[str, Any]]:
+    after = hit_points_after(fight)
+    out = []
+    for i, s in enumerate(stored):
+        view = event_view(s)
+        if i in after:
+            view["hp_left"] = after[i]
+        out.append(view)
+    return out
+
+
 def player_view(row: EncounterRow, fight: Fight) -> dict[str, Any]:
-    """The players' view: nothing a player's character could not see."""
+    """The players' view: nothing a player's character could not see. Numbers only for the players' sides."""
     state = fight.state
-    shown = {c.name for c in state.combatants.values() if not c.spec.hidden}
+    hidden = hidden_names(fight)
+    shown = {c.name for c in state.combatants.values() if c.name not in hidden}
+    players = player_sides(fight)
     current = fight.next_actor() if fight.needs() == "action" else None
     combatants = []
     for c in state.combatants.values():
@@ -149,15 +228,15 @@ def player_view(row: EncounterRow, fight: Fight) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "name": c.name,
             "side": c.side,
-            "party": not c.spec.is_monster,
+            "party": c.side in players,
             "conditions": [
                 {"name": x["name"], "rounds_left": x["rounds_left"]} for x in conditions(state, c)
             ],
         }
-        if c.spec.is_monster:
-            entry["health"] = health_word(c)
-        else:
+        if c.side in players:
             entry.update(hp=c.hp, max_hp=c.max_hp, status=c.status)
+        else:
+            entry["health"] = health_word(c)
         combatants.append(entry)
     order = [[n for n in slot if n in shown] for slot in state.order]
     view: dict[str, Any] = {

@@ -1,0 +1,142 @@
+"""How fast the event engine plays whole fights, round 1 against now in the same run.
+
+    .venv/bin/python benchmarks/bench_engine.py                  # 5 runs of each, print, append to README.md
+    .venv/bin/python benchmarks/bench_engine.py -r 3 --no-record
+
+Issue 12, target 1: the event engine at least 20x round 1 (commit 6ea1143, exported by :mod:`baseline`)
+on the duel (examples/duel.yaml) and on a 3-against-4 melee (benchmarks/data/melee_3v4.yaml), as
+`referee sim FILE -n N --engine --json` reports it (`fights_per_second`). Each run is a new process
+(the console script's code on this virtualenv's Python), interleaved (round 1, now, now, round 1, ...)
+so that the load of a shared machine falls on both alike, after one warm-up run of each. Reported: the
+median fights/s the command reports, the median whole-process fights/s (N / the process's wall time,
+start-up included), the median fights per CPU-second of the process (user + system, which waiting for a
+busy machine does not inflate), and the ratios now / round 1. Both versions must agree on the winners'
+counts for the same seed (the same dice give the same fights).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from baseline import NOW_SRC, ROUND1, python_env, referee_command, round1_src
+
+HERE = Path(__file__).resolve().parent
+README = HERE / "README.md"
+MARK = "<!-- bench_engine.py appends its rows above this line -->"
+HEADER = (
+    "| recorded | cores, load before–after | encounter | fights | runs | round 1: reported / whole process / CPU "
+    "| now: reported / whole process / CPU | now / round 1 (reported; CPU) | same wins |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+CASES = {
+    "duel.yaml": (HERE.parent / "examples" / "duel.yaml", 2000),
+    "melee_3v4.yaml": (HERE / "data" / "melee_3v4.yaml", 300),
+}
+
+
+def run_once(path: Path, fights: int, env: dict[str, str]) -> tuple[float, float, float, str]:
+    """(reported fights/s, whole-process fights/s, fights per CPU-second, the wins) of one `referee sim`."""
+    args = ["sim", str(path), "-n", str(fights), "--engine", "--json", "--seed", "1"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(referee_command(*args), env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"referee {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    found = json.loads(done.stdout)
+    wins = json.dumps([(s["side"], s["wins"]) for s in found["sides"]])
+    return float(found["fights_per_second"]), fights / wall, fights / cpu, wins
+
+
+def measure(runs: int, scale: float) -> list[dict[str, object]]:
+    versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC)}
+    samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+    wins: dict[tuple[str, str], str] = {}
+    for case, (path, fights) in CASES.items():
+        n = max(1, int(fights * scale))
+        for version, env in versions.items():
+            wins[case, version] = run_once(path, n, env)[3]  # warm-up: bytecode compiled
+        for i in range(runs):
+            for version in list(versions) if i % 2 == 0 else list(reversed(versions)):
+                samples.setdefault((case, version), []).append(run_once(path, n, versions[version])[:3])
+    rows: list[dict[str, object]] = []
+    for case, (_, fights) in CASES.items():
+        medians = {
+            v: tuple(statistics.median(s[k] for s in samples[case, v]) for k in range(3)) for v in versions
+        }
+        rows.append(
+            {
+                "case": case,
+                "fights": max(1, int(fights * scale)),
+                "round1": medians["round 1"],
+                "now": medians["now"],
+                "same": wins[case, "round 1"] == wins[case, "now"],
+            }
+        )
+    return rows
+
+
+def table_row(stamp: str, load: str, row: dict[str, object], runs: int) -> str:
+    r1, now = row["round1"], row["now"]
+    assert isinstance(r1, tuple) and isinstance(now, tuple)
+
+    def cell(m: tuple[float, ...]) -> str:
+        return f"{m[0]:.0f} / {m[1]:.0f} / {m[2]:.0f} fights/s"
+
+    return (
+        f"| {stamp} | {load} | `{row['case']}` | {row['fights']} | {runs} | {cell(r1)} | {cell(now)} "
+        f"| **{now[0] / r1[0]:.1f}×** (CPU {now[2] / r1[2]:.1f}×) | {'yes' if row['same'] else 'NO'} |"
+    )
+
+
+def record(lines: list[str]) -> None:
+    text = README.read_text()
+    if MARK not in text:
+        section = (
+            "\n## Event engine (`bench_engine.py`)\n\n"
+            "`bench_engine.py` runs `referee sim FILE -n N --engine --json --seed 1` as whole processes for round 1\n"
+            "(commit 6ea1143) and now, interleaved, on the duel and on a 3-against-4 melee (issue 12, target 1:\n"
+            "at least 20×). Per version: the fights/s the command reports (fight time only), the whole-process\n"
+            "fights/s (start-up included) and the fights per CPU-second; the ratio is of the reported fights/s.\n\n"
+            "```\n.venv/bin/python benchmarks/bench_engine.py\n```\n\n"
+            f"{HEADER}\n{MARK}\n"
+        )
+        text = text.rstrip("\n") + "\n" + section
+    README.write_text(text.replace(MARK, "\n".join(lines) + "\n" + MARK))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    quick = bool(os.environ.get("REFEREE_BENCH_QUICK"))
+    parser.add_argument("-r", "--runs", type=int, default=1 if quick else 5, help="runs of each version")
+    parser.add_argument("--scale", type=float, default=0.1 if quick else 1.0, help="times the fights")
+    parser.add_argument(
+        "--no-record", action="store_true", help=f"only print; do not append to {README.name}"
+    )
+    options = parser.parse_args()
+    load_before = os.getloadavg()[0]
+    rows = measure(options.runs, options.scale)
+    load = f"{os.cpu_count()}, {load_before:.1f}–{os.getloadavg()[0]:.1f}"
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [table_row(stamp, load, row, options.runs) for row in rows]
+    print(f"round 1 = {ROUND1}")
+    print(HEADER)
+    print("\n".join(lines))
+    if not options.no_record:
+        record(lines)
+    return 0 if all(row["same"] for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""The engine's caches (engine/caches.py, rules/memo.py) change how fast a fight is played, never what
+happens in it: every example fights event for event alike with them on and off (ODD-ACT-ATK: the attack
+resolved is the one the tactics checked; the setup's environment, e.g. MOD-FOG-1 and 003's underwater,
+is the same parsed once or per check)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.dice import RandomDice
+from referee.engine import caches
+from referee.engine.fight import Fight, run_fight
+from referee.errors import EncounterFileError
+from referee.files import load_encounter
+from referee.rules import memo
+from referee.setup import Setup
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.yaml"))
+SEEDS = (0, 1, 2, 7, 42)
+
+
+def _setup(path: Path) -> Setup:
+    try:
+        return load_encounter(path)
+    except EncounterFileError as exc:  # a file that is not a whole encounter (a house-rules sheet)
+        pytest.skip(f"{path.name} is not an encounter: {exc}")
+
+
+def _log(setup: Setup, seed: int, cached: bool) -> dict[str, Any]:
+    before = memo.set_enabled(cached)
+    try:
+        return run_fight(setup, RandomDice(seed)).result().to_dict()
+    finally:
+        memo.set_enabled(before)
+
+
+@pytest.fixture(autouse=True)
+def _caches_restored() -> Iterator[None]:
+    before = memo.ENABLED
+    yield
+    memo.set_enabled(before)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_fights_alike_with_and_without_caches(path: Path) -> None:
+    setup = _setup(path)
+    for seed in SEEDS:
+        assert _log(setup, seed, cached=True) == _log(setup, seed, cached=False), f"seed {seed}"
+
+
+def test_plans_are_reused_only_within_a_step_of_the_state_being_stepped() -> None:
+    setup = load_encounter(EXAMPLES[0].parent / "duel.yaml")
+    fight = Fight(setup)
+    dice = RandomDice(3)
+    fight.step(lambda s, a: pytest.fail("no action before the first round"), dice)
+    assert caches._stepping is None and not caches._plans  # nothing kept between steps
+    memo.set_enabled(True)
+    while fight.needs() != "action":
+        fight.step(lambda s, a: pytest.fail("no action yet"), dice)
+    from referee.engine import tactics
+
+    seen: list[int] = []
+
+    def choose(state: Any, actor: str) -> Any:
+        action = tactics.choose_action(state, actor)
+        seen.append(len(caches._plans))  # planned while choosing: kept for the resolver
+        return action
+
+    fight.step(choose, dice)
+    assert seen and seen[0] >= 1
+    assert caches._stepping is None and not caches._plans
+
+
+def test_a_changed_environment_mapping_is_parsed_again() -> None:
+    memo.set_enabled(True)
+    data: dict[str, Any] = {"fog": "typical"}
+    assert memo.environment(data).fog == "typical"
+    data["fog"] = "none"  # changed in place: the kept answer is not used
+    assert memo.environment(data).fog == "none"
