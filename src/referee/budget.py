@@ -8,11 +8,13 @@ line) with the figure and the budget, instead of running for minutes or exhausti
 - :func:`check_dice_distribution`: an exact dice distribution (the odds' damage, the simulator's hit
   points), by the pairs of outcomes its convolutions combine and the outcomes it can have;
 - :func:`check_fight_turns`: a fight run to its end, by combatants × rounds (turns it may take);
-- :func:`check_sum_convolution`: the simulator's convolution of a plain sum of dice.
+- :func:`check_sum_convolution`: the simulator's convolution of a plain sum of dice;
+- :func:`check_engine_dice`: a simulation the event engine plays, by the dice it may roll.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +24,7 @@ from referee.errors import RefereeError
 MAX_DISTRIBUTION_STEPS = 2_000_000  # pairs of outcomes combined (a second or two of work)
 MAX_DISTRIBUTION_OUTCOMES = 20_000  # distinct results of one exact dice distribution
 MAX_FIGHT_TURNS = 100_000  # combatants × max_rounds of one fight played to its end
-MAX_ENGINE_HIT_DICE = 2_000_000  # hit dice the event engine rolls over one simulation
+MAX_ENGINE_DICE = 5_000_000  # dice the event engine may roll over one simulation (hit points, damage)
 
 
 class OverBudget(RefereeError, ValueError):
@@ -66,7 +68,9 @@ def _keep_cost(count: int, sides: int, keep: int) -> Cost:
         return sum_cost(count, sides)
     if kept == 1:
         return Cost(outcomes, count * sides)
-    return Cost(outcomes, sides * (kept + 1) * outcomes * count // 4)  # a step is cheaper than a pair of big fractions
+    return Cost(
+        outcomes, sides * (kept + 1) * outcomes * count // 4
+    )  # a step is cheaper than a pair of big fractions
 
 
 def expression_cost(text: str) -> Cost:
@@ -89,10 +93,8 @@ def expression_cost(text: str) -> Cost:
             return walk(node.value)
         left, right = walk(node.left), walk(node.right)
         pairs = left.outcomes * right.outcomes
-        if node.op in {"+", "-"}:
-            outcomes = left.outcomes + right.outcomes - 1  # sums of ranges stay ranges
-        else:
-            outcomes = pairs
+        # sums of ranges stay ranges; a product or a quotient may give every pair its own result
+        outcomes = left.outcomes + right.outcomes - 1 if node.op in {"+", "-"} else pairs
         return Cost(outcomes, left.steps + right.steps + pairs)
 
     return walk(expr.node)
@@ -138,13 +140,23 @@ def check_fight_turns(combatants: int, max_rounds: int, what: str) -> None:
         )
 
 
-def check_engine_hit_dice(hit_dice: list[str | None], fights: int, what: str) -> None:
-    """The event engine rolls each combatant's hit dice in every fight: refuse more than the budget."""
-    per_fight = sum(sum(g.count for g in parse_dice(text).groups()) for text in hit_dice if text)
+def _dice_count(text: str | None) -> int:
+    return sum(g.count for g in parse_dice(text).groups()) if text else 0
+
+
+def check_engine_dice(
+    combatants: Sequence[Any], max_rounds: int, fights: int, what: str, hint: bool = True
+) -> None:
+    """The event engine rolls every die of every fight: each combatant's hit dice, and in each round
+    at most its largest weapon's damage dice (doubled by a critical hit). Refuse a run whose dice, so
+    bounded, are over the budget (a 1000d6 weapon played 10,000 times for 100 rounds is)."""
+    hit_dice = sum(_dice_count(c.hp_dice) for c in combatants if c.hp is None)
+    damage = sum(max((_dice_count(w.damage) for w in c.weapons), default=0) for c in combatants)
+    per_fight = hit_dice + 2 * damage * max_rounds
     total = per_fight * fights
-    if total > MAX_ENGINE_HIT_DICE:
+    if total > MAX_ENGINE_DICE:
+        fewer = f" (ask for at most {max(1, MAX_ENGINE_DICE // max(1, per_fight)):,} fights)"
         raise OverBudget(
-            f"{what}: {fights:,} fights played by the event engine roll {total:,} hit dice;"
-            f" the limit is {MAX_ENGINE_HIT_DICE:,} (ask for at most"
-            f" {max(1, MAX_ENGINE_HIT_DICE // max(1, per_fight)):,} fights)"
+            f"{what}: {fights:,} fights played by the event engine may roll {total:,} dice;"
+            f" the limit is {MAX_ENGINE_DICE:,}{fewer if hint else ''}"
         )

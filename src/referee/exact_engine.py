@@ -19,8 +19,10 @@ the walk starts again with the rolls in the key.
 
 It is slow (about a millisecond of engine time per dice sequence of a step) and meant for small
 fights: the oracle the exact odds (:mod:`referee.odds`) and the simulator (:mod:`referee.sim`) are
-checked against, and the exact answer for small fights the Markov chain refuses. Budgets (live
-states, dice sequences per step) are refused with :class:`ExactEngineBudget`, never truncated.
+checked against, and the exact answer for small fights the Markov chain refuses. Its budgets (live
+states, dice sequences in one step, dice sequences in the whole walk) are checked before each step
+from an estimate and as it goes from the counts; a fight over budget is refused with
+:class:`ExactEngineBudget`, never truncated.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from referee.engine import tactics
 from referee.engine.actions import Action
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
-from referee.engine.state import FightState
+from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
 from referee.setup import Setup
 
@@ -45,10 +47,13 @@ DEFAULT_MAX_STATES = 50_000  # live (distinct, unfinished) states after one step
 DEFAULT_MAX_SEQUENCES = 100_000  # dice sequences one step of one state may have
 DEFAULT_MAX_WORK = 2_000_000  # dice sequences of the whole walk (about half an hour of engine time)
 
-# Fields that are not part of where the fight stands: the fixed setup and its combatants, the fold's
-# event counter, and the combatants' back-reference to their fight.
-_NOT_STATE = {"setup", "event_count", "spec", "fight"}
-_ROLLS = "rolls"
+# Fields that are not part of where the fight stands: the fixed setup, the fold's event counter, each
+# combatant's fixed description and its back-reference to the fight.
+_NOT_STATE: dict[type, frozenset[str]] = {
+    FightState: frozenset({"setup", "event_count"}),
+    CombatantState: frozenset({"spec", "fight"}),
+}
+_WITHOUT_ROLLS = {**_NOT_STATE, FightState: _NOT_STATE[FightState] | {"rolls"}}
 
 Choose = Callable[[FightState, str], Action]
 
@@ -118,20 +123,21 @@ def state_key(fight: Fight, *, rolls: bool = True) -> Hashable:
 
     `rolls=False` leaves out this round's initiative rolls (see the module docstring for the check
     that makes this safe)."""
-    state = fight.state
-    skip = _NOT_STATE if rolls else _NOT_STATE | {_ROLLS}
-    return (fight.has_begun(), _frozen(state, skip))
+    return (fight.has_begun(), _frozen(fight.state, _NOT_STATE if rolls else _WITHOUT_ROLLS))
 
 
-def _frozen(value: Any, skip: set[str]) -> Hashable:
+def _frozen(value: Any, skip: Mapping[type, frozenset[str]]) -> Hashable:
     """A hashable image of a piece of state; containers keep their order (sets are sorted)."""
     if type(value) in _PLAIN:
         return cast(Hashable, value)
     if is_dataclass(value) and not isinstance(value, type):
+        left_out = skip.get(type(value), frozenset())
         return (
             type(value).__name__,
             tuple(
-                (f.name, _frozen(getattr(value, f.name), skip)) for f in fields(value) if f.name not in skip
+                (f.name, _frozen(getattr(value, f.name), skip))
+                for f in fields(value)
+                if f.name not in left_out
             ),
         )
     if isinstance(value, Mapping):
@@ -285,6 +291,8 @@ class _Walk:
                         else:
                             draw += share
                         continue
+                    if after == key:  # a step that changes nothing would be walked for ever
+                        raise RefereeError(f"a step of {self.setup.name!r} left the fight where it was")
                     held = following.get(after)
                     following[after] = (outcomes.events[after], share + (held[1] if held else 0))
                     if len(following) > self.budgets.max_states:

@@ -71,31 +71,29 @@ def check_flow_nesting(text: str, where: str) -> None:
 class StrictLoader(yaml.SafeLoader):
     """The safe loader, refusing duplicate keys, base-60 numbers and numbers of huge length."""
 
-    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[Any, Any]:
-        if isinstance(node, yaml.MappingNode):
-            first_line: dict[tuple[str, str], int] = {}
-            for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
-                key = (key_node.tag, key_node.value)
-                if key in first_line:
-                    raise ConstructorError(
-                        None,
-                        None,
-                        f"key {key_node.value!r} is given twice (first on line {first_line[key]});"
-                        " keep one",
-                        key_node.start_mark,
-                    )
-                first_line[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-untyped-call,no-any-return]
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first_line: dict[tuple[str, str], int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = (key_node.tag, key_node.value)
+            if key in first_line:
+                raise ConstructorError(
+                    None,
+                    None,
+                    f"key {key_node.value!r} is given twice (first on line {first_line[key]}); keep one",
+                    key_node.start_mark,
+                )
+            first_line[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
 
-    def construct_yaml_int(self, node: yaml.Node) -> int:
-        _check_number(str(self.construct_scalar(node)), node)  # type: ignore[no-untyped-call]
-        return super().construct_yaml_int(node)  # type: ignore[no-untyped-call,no-any-return]
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        _check_number(str(self.construct_scalar(node)), node)
+        return super().construct_yaml_int(node)
 
-    def construct_yaml_float(self, node: yaml.Node) -> float:
-        _check_number(str(self.construct_scalar(node)), node)  # type: ignore[no-untyped-call]
-        return super().construct_yaml_float(node)  # type: ignore[no-untyped-call,no-any-return]
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        _check_number(str(self.construct_scalar(node)), node)
+        return super().construct_yaml_float(node)
 
 
 def _check_number(text: str, node: yaml.Node) -> None:
@@ -137,4 +135,4 @@ def load_strict(text: str) -> Any:
     try:
         return loader.get_single_data()
     finally:
-        loader.dispose()  # type: ignore[no-untyped-call]
+        loader.dispose()

@@ -10,9 +10,10 @@ from tests.agreement.power import disagreements, fights_for
 
 from referee import odds, sim
 from referee.dice import RandomDice
-from referee.engine.fight import run_fight
+from referee.engine.fight import Fight, run_fight
 from referee.errors import RefereeError
 from referee.exact_engine import exact_fight
+from referee.files import setup_from_data
 from referee.setup import Setup
 
 Outcomes = dict[str, float]
@@ -124,3 +125,16 @@ def compare_simulator(setup: Setup, exact: Outcomes, record: Record, against: st
 def shorter(setup: Setup, max_rounds: int) -> Setup:
     """The same encounter cut to its first rounds (a walk of the engine stays small)."""
     return replace(setup, max_rounds=min(setup.max_rounds, max_rounds))
+
+
+def with_fixed_hit_points(setup: Setup, seed: int = 1) -> Setup:
+    """The same encounter with every combatant's hit points fixed as one roll gave them (ODD-HD-2)."""
+    fight = Fight(setup)
+    fight.begin(RandomDice(seed))
+    hp = {c.name: c.hp for c in fight.state.combatants.values()}
+    data = setup.to_dict()
+    for side in data["sides"]:
+        for c in side["combatants"]:
+            c["hp"] = hp.get(c["name"], hp.get(f"{c['name']} 1"))  # `count: 2` names them "Orc 1", "Orc 2"
+    data["max_rounds"] = setup.max_rounds
+    return replace(setup_from_data(data, setup.name), name=f"{setup.name} (fixed hit points)")

@@ -33,3 +33,17 @@ def test_serve_with_password_mentions_login(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(uvicorn, "run", lambda web, **kw: None)
     result = CliRunner().invoke(app, ["serve", "--db", str(tmp_path / "t.sqlite3"), "--password", "pw"])
     assert result.exit_code == 0 and "/login" in result.output and "each encounter's page" in result.output
+
+
+def test_serve_on_every_address_prints_links_that_reach_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    from referee.commands import serve
+
+    monkeypatch.setattr(uvicorn, "run", lambda web, **kw: None)
+    monkeypatch.setattr(serve, "reachable_address", lambda: "192.168.1.20")
+    result = CliRunner().invoke(app, ["serve", "--db", str(tmp_path / "t.sqlite3"), "--host", "0.0.0.0"])
+    assert result.exit_code == 0, result.output
+    assert "http://192.168.1.20:8000/?token=" in result.output and "127.0.0.1" not in result.output

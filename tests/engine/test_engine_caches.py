@@ -57,7 +57,7 @@ def test_plans_are_reused_only_within_a_step_of_the_state_being_stepped() -> Non
     fight = Fight(setup)
     dice = RandomDice(3)
     fight.step(lambda s, a: pytest.fail("no action before the first round"), dice)
-    assert caches._stepping is None and not caches._plans  # nothing kept between steps
+    assert getattr(caches._local, "step", None) is None  # nothing kept between steps
     memo.set_enabled(True)
     while fight.needs() != "action":
         fight.step(lambda s, a: pytest.fail("no action yet"), dice)
@@ -67,12 +67,14 @@ def test_plans_are_reused_only_within_a_step_of_the_state_being_stepped() -> Non
 
     def choose(state: Any, actor: str) -> Any:
         action = tactics.choose_action(state, actor)
-        seen.append(len(caches._plans))  # planned while choosing: kept for the resolver
+        step = caches._step_of(state)
+        assert step is not None
+        seen.append(len(step.declared) + len(step.plans))  # planned while choosing: kept for the resolver
         return action
 
     fight.step(choose, dice)
     assert seen and seen[0] >= 1
-    assert caches._stepping is None and not caches._plans
+    assert getattr(caches._local, "step", None) is None
 
 
 def test_a_changed_environment_mapping_is_parsed_again() -> None:
@@ -81,3 +83,36 @@ def test_a_changed_environment_mapping_is_parsed_again() -> None:
     assert memo.environment(data).fog == "typical"
     data["fog"] = "none"  # changed in place: the kept answer is not used
     assert memo.environment(data).fog == "none"
+
+
+def test_a_kept_plan_serves_only_a_fight_whose_reads_give_the_same_answers() -> None:
+    """ODD-ACT-ATK: a kept plan is reused only where everything it read is the same; a condition put on
+    the defender (prone, stunned: MOD-COND-*) or hit points lost give the plan the rules give there."""
+    from referee.engine import plan_reads
+    from referee.engine.actions import Attack
+    from referee.engine.events import EventType, event
+    from referee.engine.resolve import attack_context
+    from referee.rules.attack import plan_attack
+
+    memo.set_enabled(True)
+    plan_reads.forget()
+    setup = load_encounter(EXAMPLES[0].parent / "mod_conditions.yaml")
+    fight = Fight(setup)
+    dice = RandomDice(5)
+    while fight.needs() != "action":
+        fight.step(lambda s, a: pytest.fail("no action yet"), dice)
+    state = fight.state
+    attacker = next(c for c in state.active() if state.living_enemies(c.name))
+    defender = state.living_enemies(attacker.name)[0]
+    action = Attack(attacker.name, target=defender.name)
+    first = plan_reads.recorded_plan(attack_context(state, action))
+    assert plan_reads.recorded_plan(attack_context(state, action)) is first  # kept, and served
+    for condition in ("prone", "stunned", "blind"):
+        state.apply(
+            event(EventType.CONDITION, state.round, target=defender.name, data={"condition": condition})
+        )
+        ctx = attack_context(state, action)
+        assert plan_reads.recorded_plan(ctx) == plan_attack(ctx), condition
+    state.apply(event(EventType.DAMAGE, state.round, target=defender.name, damage=1))
+    ctx = attack_context(state, action)
+    assert plan_reads.recorded_plan(ctx) == plan_attack(ctx)

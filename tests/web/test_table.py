@@ -31,7 +31,7 @@ def begun(t: Any, goblins: int = 2, **extra: Any) -> str:
     """Angthar (30 hp) against goblins of 4 hp each; begun and round 1 rolled (Angthar 7, goblins 4, 3)."""
     eid = t.create(angthar_data(goblins=goblins, **extra))
     t.step(eid, "begin")
-    t.step(eid, "round", ", ".join(["7"] + ["4", "3"][:goblins]))
+    t.step(eid, "round", ", ".join(["7", *["4", "3"][:goblins]]))
     return eid
 
 
@@ -94,10 +94,8 @@ def test_add_combatant_rolls_hit_points_and_joins_next_round(tracker: Any) -> No
     state = table(tracker, eid, {"kind": "add_combatant", "side": "Goblins", "combatant": ogre}, "3, 4, 5, 6")
     assert who(state, "Ogre")["hp"] == 3 + 4 + 5 + 6 + 1 == who(state, "Ogre")["max_hp"]
     assert all("Ogre" not in slot for slot in state["order"])
-    for actor, target in (("Angthar", "Goblin 1"), ("Goblin 1", "Angthar"), ("Goblin 2", "Angthar")):
-        table(tracker, eid, {"kind": "wait", "actor": actor}) if actor != "Angthar" else None
-        if actor == "Angthar":
-            table(tracker, eid, {"kind": "wait", "actor": "Angthar"})
+    for actor in ("Angthar", "Goblin 1", "Goblin 2"):
+        table(tracker, eid, {"kind": "wait", "actor": actor})
     tracker.step(eid, "end_round")
     state = tracker.step(eid, "round", "1, 2, 3, 9")
     assert state["order"][0] == ["Ogre"]
@@ -107,7 +105,9 @@ def test_add_combatant_at_once_with_a_given_initiative(tracker: Any) -> None:
     # rule: ODD-INIT-1 (higher acts first): the newcomer's slot comes before every slot still to act below it
     eid = begun(tracker)
     late = {"name": "Wolf", "hp": 6, "ac": 13, "weapons": [{"name": "bite", "damage": "1d4"}]}
-    state = table(tracker, eid, {"kind": "add_combatant", "side": "Goblins", "combatant": late, "initiative": 5})
+    state = table(
+        tracker, eid, {"kind": "add_combatant", "side": "Goblins", "combatant": late, "initiative": 5}
+    )
     assert state["order"] == [["Angthar"], ["Wolf"], ["Goblin 1"], ["Goblin 2"]]
     assert who(state, "Wolf")["hp"] == 6
 
@@ -151,7 +151,7 @@ def test_reveal_and_hide_again(tracker: Any) -> None:
     assert "Lurker" not in str(tracker.client.get(path).json())
     table(tracker, eid, {"kind": "remove_condition", "actor": "Lurker", "condition": "hidden"})  # = reveal
     seen = tracker.client.get(path).json()
-    assert [c for c in seen["combatants"] if c["name"] == "Lurker"][0]["health"] == "unhurt"
+    assert next(c for c in seen["combatants"] if c["name"] == "Lurker")["health"] == "unhurt"
     table(tracker, eid, {"kind": "hide", "target": "Lurker"})
     assert "Lurker" not in str(tracker.client.get(path).json())
 
@@ -165,7 +165,13 @@ def test_players_see_numbers_of_the_players_sides_only(tracker: Any) -> None:
     tracker.step(eid, "begin")
     seen = tracker.client.get(players_path(tracker, eid)).json()
     knight = next(c for c in seen["combatants"] if c["name"] == "Black Knight")
-    assert knight == {"name": "Black Knight", "side": "Goblins", "party": False, "conditions": [], "health": "unhurt"}
+    assert knight == {
+        "name": "Black Knight",
+        "side": "Goblins",
+        "party": False,
+        "conditions": [],
+        "health": "unhurt",
+    }
     assert "22" not in str(seen) and next(c for c in seen["combatants"] if c["name"] == "Angthar")["hp"] == 30
 
 

@@ -169,6 +169,19 @@ def harmonic_mean(values: list[float]) -> float | None:
     return len(positive) / sum(1 / v for v in positive) if positive else None
 
 
+def check_search_budget(setup: Any, fights: int, levels: int) -> None:
+    """Before any simulation: a monster the event engine must play has its hit dice rolled in every fight
+    of the search (up to MAX_FIGHTERS tries a level); refuse a search over the budget."""
+    from referee.budget import check_engine_dice
+    from referee.sim import plan_run
+
+    compiled, _ = plan_run(setup)
+    if compiled is None:
+        tries = min(fights, FALLBACK_FIGHTS) * MAX_FIGHTERS * levels
+        monsters = [c for c in setup.combatants if c.side == MONSTER_SIDE]
+        check_engine_dice(monsters, setup.max_rounds, tries, "balance", hint=False)
+
+
 @app.command()
 def balance(
     monster_file: Annotated[Path, typer.Argument(help="A monster (or a list of monsters) as YAML.")],
@@ -194,7 +207,7 @@ def balance(
         ruleset = str(Path(ruleset).resolve())  # --ruleset FILE is read from here, not the monster's folder
     balancer = Balancer(monsters, extra, ruleset, fights, seed, workers)
     balancer.base_dir = monster_file.parent
-    balancer.setup(1, 1)  # a bad monster or ruleset fails here, before any simulation
+    check_search_budget(balancer.setup(1, 1), fights, len(wanted))  # a bad monster or ruleset fails here
     results: list[LevelResult] = []
     paths: set[str] = set()
     start = 1

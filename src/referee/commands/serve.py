@@ -35,9 +35,9 @@ def serve(
     web = create_app(Settings(db=db, password=password, examples=examples))
     store = web.state.store
     everywhere = host in {"0.0.0.0", "::"}
-    base = f"http://{'127.0.0.1' if everywhere else host}:{port}"
+    base = f"http://{reachable_address() if everywhere else host}:{port}"
     if everywhere:
-        console.print("listening on every address: from other machines, use this machine's address instead")
+        console.print(f"listening on every address; the links use this machine's address ({base})")
     console.print(f"referee's link (keep it secret): {base}/?token={store.admin_token()}", soft_wrap=True)
     if password:
         console.print(f"or log in with the password at {base}/login", soft_wrap=True)
@@ -50,3 +50,16 @@ def serve(
     else:
         console.print("players' links: each encounter's page shows its own (\"players' view\").")
     uvicorn.run(web, host=host, port=port, log_level="warning")
+
+
+def reachable_address() -> str:
+    """This machine's address on its network, for links that other machines can open (`--host 0.0.0.0`);
+    the host name when there is no network."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # a documentation address: nothing is sent, a route is chosen
+            return str(probe.getsockname()[0])
+    except OSError:
+        return socket.gethostname()

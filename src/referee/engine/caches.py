@@ -14,47 +14,72 @@ weapon are keyed by identity (a moved copy of a combatant is another object, so 
 context is kept in the cache, so no identity can be reused while its entry exists. A refusal
 (IllegalActionError) is remembered like a plan and raised again.
 
-Plans are reused only while :func:`referee.engine.fight.Fight.step` runs (:func:`stepping`), where the
-state is the fold of the log; a state changed by hand (a probe of the exact odds) is never served from
-the cache. ``REFEREE_ENGINE_CACHES=off`` (:mod:`referee.rules.memo`) turns it off.
+Plans are reused this way only while :func:`referee.engine.fight.Fight.step` runs (:func:`stepping`),
+where the state is the fold of the log. Any other request (and the first of each step) goes to
+:mod:`referee.engine.plan_reads`, which keeps plans across steps and fights together with what they read
+and checks those reads on the fight at hand, so a state changed by hand is safe there too.
+``REFEREE_ENGINE_CACHES=off`` (:mod:`referee.rules.memo`) turns both off, and the memo of what decided an
+attack (:func:`attack_decisive`, a pure function of a frozen plan and the roll) with them.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 
 from referee.engine import plan_reads
+from referee.engine.actions import Attack
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
-from referee.rules import memo
+from referee.rules import decisive, memo
 from referee.rules.attack import AttackPlan
 from referee.rules.attack import plan_attack as _plan_attack
+from referee.rules.attack_roll import AttackOutcome
 from referee.rules.context import AttackContext
+from referee.rules.ruleset import Ruleset
 
-_stepping: FightState | None = None  # the state of the step being taken (the only one served)
-_moment: tuple[FightState | None, int] = (None, -1)  # (state, event count) the entries are for
-_plans: dict[Hashable, tuple[AttackContext, AttackPlan | IllegalActionError]] = {}
+
+class _Step:
+    """The plans of one step of one fight, for the moment (event count) they were made at."""
+
+    def __init__(self, state: FightState) -> None:
+        self.state = state
+        self.count = state.event_count
+        self.plans: dict[Hashable, tuple[AttackContext, AttackPlan | IllegalActionError]] = {}
+        self.declared: dict[Hashable, tuple[AttackContext, AttackPlan] | IllegalActionError] = {}
+
+    def now(self) -> _Step:
+        """These plans, emptied first if the fight has changed since they were made."""
+        if self.count != self.state.event_count:
+            self.plans.clear()
+            self.declared.clear()
+            self.count = self.state.event_count
+        return self
+
+
+_local = threading.local()  # each thread steps its own fight (the tracker may serve several at once)
+
+
+def _step_of(state: object) -> _Step | None:
+    """The plans of the step being taken, when `state` is the fight being stepped (else None)."""
+    step: _Step | None = getattr(_local, "step", None)
+    if step is None or step.state is not state or not memo.ENABLED:
+        return None
+    return step.now()
 
 
 @contextmanager
 def stepping(state: FightState) -> Iterator[None]:
     """Plans asked for about `state` while the block runs may be reused (nested blocks keep the outer)."""
-    global _stepping
-    outer = _stepping
-    _stepping = state
+    outer: _Step | None = getattr(_local, "step", None)
+    if outer is None:
+        _local.step = _Step(state)
     try:
         yield
     finally:
-        _stepping = outer
         if outer is None:
-            _forget()
-
-
-def _forget() -> None:
-    global _moment
-    _plans.clear()
-    _moment = (None, -1)
+            _local.step = None
 
 
 def _key(ctx: AttackContext) -> Hashable:
@@ -66,25 +91,67 @@ def _key(ctx: AttackContext) -> Hashable:
 
 def plan_attack(ctx: AttackContext) -> AttackPlan:
     """:func:`referee.rules.attack.plan_attack`, answered from the cache when the same attack was planned
-    at the same moment of the fight being stepped."""
-    global _moment
-    state = ctx.state
+    at the same moment of the fight being stepped (else from :mod:`referee.engine.plan_reads`)."""
     if not memo.ENABLED:
         return _plan_attack(ctx)
-    if state is not _stepping or not isinstance(state, FightState):
+    step = _step_of(ctx.state)
+    if step is None:
         return plan_reads.recorded_plan(ctx)
-    if _moment[0] is not state or _moment[1] != state.event_count:
-        _plans.clear()
-        _moment = (state, state.event_count)
     key = _key(ctx)
-    found = _plans.get(key)
+    found = step.plans.get(key)
     if found is None:
         try:
             answer: AttackPlan | IllegalActionError = plan_reads.recorded_plan(ctx)
         except IllegalActionError as exc:
             answer = exc
-        found = (ctx, answer)
-        _plans[key] = found
+        found = step.plans[key] = (ctx, answer)  # the context keeps its objects' ids theirs
     if isinstance(found[1], IllegalActionError):
         raise found[1]
     return found[1]
+
+
+def planned(state: FightState, action: Attack) -> tuple[AttackContext, AttackPlan]:
+    """The context and plan of a declared attack (``attack_context`` then :func:`plan_attack`), built once
+    per step for the same declaration: the tactics' legality check and the resolver share them."""
+    from referee.engine.resolve import attack_context  # it imports this module
+
+    step = _step_of(state)
+    if step is None:
+        ctx = attack_context(state, action)
+        return ctx, plan_attack(ctx)
+    found = step.declared.get(action)
+    if found is None:
+        try:
+            ctx = attack_context(state, action)
+            answer: tuple[AttackContext, AttackPlan] | IllegalActionError = (ctx, plan_attack(ctx))
+        except IllegalActionError as exc:
+            answer = exc
+        found = step.declared[action] = answer
+    if isinstance(found, IllegalActionError):
+        raise found
+    return found
+
+
+# --- what decided a rolled attack ------------------------------------------------------------------
+
+# (id(plan), the outcome, id(ruleset)) -> (plan, ruleset, the answer); plans are kept across fights
+# (plan_reads), so the same plan and natural roll come back often. The plan and ruleset are kept with
+# the answer so that their ids cannot be reused while the entry exists.
+_decided: dict[Hashable, tuple[AttackPlan, Ruleset, tuple[decisive.Decisive, ...]]] = {}
+_DECIDED_LIMIT = 8192
+
+
+def attack_decisive(
+    plan: AttackPlan, outcome: AttackOutcome, ruleset: Ruleset
+) -> tuple[decisive.Decisive, ...]:
+    """:func:`referee.rules.decisive.attack_decisive`, a pure function of a frozen plan, the outcome (and
+    whether it showed faces: the outcome's equality leaves them out) and the ruleset, worked out once."""
+    if not memo.ENABLED:
+        return decisive.attack_decisive(plan, outcome, ruleset)
+    key = (id(plan), outcome, bool(outcome.faces), id(ruleset))
+    found = _decided.get(key)
+    if found is None or found[0] is not plan or found[1] is not ruleset:
+        if len(_decided) >= _DECIDED_LIMIT:
+            _decided.clear()
+        found = _decided[key] = (plan, ruleset, decisive.attack_decisive(plan, outcome, ruleset))
+    return found[2]

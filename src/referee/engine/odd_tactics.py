@@ -9,7 +9,7 @@ from dataclasses import replace
 from referee.dice import DiceSource
 from referee.engine import tactics
 from referee.engine.actions import Action, Attack, Wait, situation_from_dict
-from referee.engine.caches import plan_attack  # reused by the resolver
+from referee.engine.caches import plan_attack, planned  # reused by the resolver
 from referee.engine.events import Event
 from referee.engine.moves import Charge, Move, MoveAttack, charge_distance, declare_charge, moved_copy
 from referee.engine.odd_actions import CastSpell
@@ -32,7 +32,7 @@ def _refusal(state: FightState, action: Action) -> IllegalActionError | None:
     """Why the rules refuse an action (its error, naming the rule), or None when it is legal."""
     try:
         if isinstance(action, Attack):
-            plan_attack(attack_context(state, action))
+            planned(state, action)  # kept for the resolver (engine/caches.py)
         elif isinstance(action, Charge):
             c, t = state[action.actor], state[action.target]
             distance = charge_distance(state, c, t, action.distance)

@@ -31,8 +31,11 @@ class Unkept(Exception):
 
 def freeze(value: Any) -> Hashable:
     """A comparable copy of what a rule read (containers as tuples; conditions by their fields)."""
-    if value is None or isinstance(value, (bool, int, str, float)):
-        return value
+    kind = value.__class__
+    if kind in _PLAIN:
+        return value  # type: ignore[no-any-return]
+    if kind is dict and not value:
+        return _EMPTY
     if isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
     if isinstance(value, (set, frozenset)):
@@ -44,7 +47,13 @@ def freeze(value: Any) -> Hashable:
     raise Unkept(type(value).__name__)
 
 
-Read = tuple[str | None, str, tuple[Any, ...], Hashable]  # (combatant or None for the fight, name, args, answer)
+_PLAIN = frozenset({type(None), bool, int, str, float})
+_EMPTY = ("mapping", ())
+
+
+Read = tuple[
+    str | None, str, tuple[Any, ...], Hashable
+]  # (combatant or None for the fight, name, args, answer)
 _CONSTANT = frozenset({"spec", "name", "side"})  # a combatant's sheet: fixed by the setup
 _STATE_CONSTANT = frozenset({"setup"})
 _IMPLIED = {"has": "conditions", "is_active": "status"}  # CombatantState's methods: what they read
@@ -75,6 +84,7 @@ class _Recorder:
     def __init__(self, state: FightState) -> None:
         self.state = state
         self.reads: list[Read] = []
+        self.unkept = False
         self.asked: set[tuple[str | None, str, tuple[Any, ...]]] = set()
         self.fight = _FightStandIn(self)
         self.people: dict[str, _CombatantStandIn] = {}
@@ -90,7 +100,12 @@ class _Recorder:
         asked = (who, name, args)
         if asked not in self.asked:  # the fight does not change while planning: once is enough
             self.asked.add(asked)
-            self.reads.append((who, name, args, _frozen(name, value)))
+            try:
+                answer = _frozen(name, value)
+            except Unkept:
+                self.unkept = True  # noted, in case a rule catches the exception: never kept
+                raise
+            self.reads.append((who, name, args, answer))
         if name in _LISTS_OF_PEOPLE and who is None:
             return [self.person(c.name) for c in value]
         return value
@@ -159,10 +174,28 @@ class _FightStandIn:
         return self._recorder.person(name)
 
 
-Entry = tuple[tuple[Read, ...], AttackPlan | IllegalActionError, tuple[object, ...]]
-_kept: dict[Hashable, list[Entry]] = {}
+Ask = tuple[str | None, str, tuple[Any, ...]]  # a read without its answer
+
+
+class _Path:
+    """The plans of one declaration that asked the same questions of the fight, by the answers they got."""
+
+    def __init__(self, asks: tuple[Ask, ...], alive: tuple[object, ...]) -> None:
+        self.asks = asks
+        self.alive = alive  # the setup, specs and weapon whose ids are in the key: kept, so theirs
+        self.by_answers: dict[tuple[Hashable, ...], AttackPlan | IllegalActionError] = {}
+
+    def answers(self, state: FightState) -> tuple[Hashable, ...] | None:
+        try:
+            return tuple(_answer(state, who, name, args) for who, name, args in self.asks)
+        except Exception:  # a question this fight cannot answer: this path is not the one taken here
+            return None
+
+
+_kept: dict[Hashable, list[_Path]] = {}
 _KEPT_LIMIT = 4096  # declarations kept (then all are forgotten: memory stays bounded)
-_PER_DECLARATION = 64  # different fights' answers kept for one declaration
+_PATHS = 8  # different question lists kept for one declaration
+_ANSWERS = 512  # different fights' answers kept for one question list
 
 
 def declaration(ctx: AttackContext) -> Hashable | None:
@@ -179,48 +212,57 @@ def declaration(ctx: AttackContext) -> Hashable | None:
     )  # fmt: skip
 
 
-def _matches(state: FightState, reads: tuple[Read, ...]) -> bool:
-    try:
-        return all(_answer(state, who, name, args) == answer for who, name, args, answer in reads)
-    except (Unkept, KeyError):
-        return False
-
-
-def recorded_plan(ctx: AttackContext, plan: Callable[[AttackContext], AttackPlan] = _plan_attack) -> AttackPlan:
+def recorded_plan(
+    ctx: AttackContext, plan: Callable[[AttackContext], AttackPlan] = _plan_attack
+) -> AttackPlan:
     """The plan of `ctx`: a kept one whose reads all give the same answers here, else planned and kept."""
     key = declaration(ctx)
     if key is None:
         return plan(ctx)
     assert isinstance(ctx.state, FightState)
     state = ctx.state
-    entries = _kept.get(key)
-    if entries is not None:
-        for reads, answer, _ in entries:
-            if _matches(state, reads):
-                if isinstance(answer, IllegalActionError):
-                    raise answer
-                return answer
+    paths = _kept.get(key, ())
+    for path in paths:
+        found = path.by_answers.get(path.answers(state) or ())
+        if found is not None:
+            if isinstance(found, IllegalActionError):
+                raise found
+            return found
     recorder = _Recorder(state)
     watched = replace(
         ctx, state=recorder.fight, attacker=recorder.person(ctx.attacker.name),
         defender=recorder.person(ctx.defender.name),
-    )  # type: ignore[arg-type]  # fmt: skip
+    )  # fmt: skip
     try:
         result: AttackPlan | IllegalActionError = plan(watched)
     except IllegalActionError as exc:
         result = exc
     except Unkept:
         return plan(ctx)  # a read that cannot be compared: planned again on the fight itself, not kept
-    if len(_kept) >= _KEPT_LIMIT:
-        _kept.clear()
-    entries = _kept.setdefault(key, [])
-    if len(entries) >= _PER_DECLARATION:
-        entries.pop(0)
-    alive = (state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon)  # so their ids stay theirs
-    entries.append((tuple(recorder.reads), result, alive))
+    if recorder.unkept:
+        return plan(ctx)
+    _keep(key, recorder.reads, result, (state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon))
     if isinstance(result, IllegalActionError):
         raise result
     return result
+
+
+def _keep(
+    key: Hashable, reads: list[Read], result: AttackPlan | IllegalActionError, alive: tuple[object, ...]
+) -> None:
+    if len(_kept) >= _KEPT_LIMIT:
+        _kept.clear()
+    paths = _kept.setdefault(key, [])
+    asks = tuple((who, name, args) for who, name, args, _ in reads)
+    path = next((p for p in paths if p.asks == asks), None)
+    if path is None:
+        if len(paths) >= _PATHS:
+            paths.pop(0)
+        path = _Path(asks, alive)
+        paths.append(path)
+    if len(path.by_answers) >= _ANSWERS:
+        path.by_answers.clear()
+    path.by_answers[tuple(answer for *_, answer in reads)] = result
 
 
 def forget() -> None:

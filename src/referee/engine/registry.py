@@ -11,7 +11,8 @@ Modules: :mod:`~referee.engine.resolve` (attack, wait), :mod:`~referee.engine.mo
 (unsteered choices), :mod:`~referee.engine.conditions` (apply / remove a condition, grapples, segment
 delays), :mod:`~referee.engine.fumbles` (free attacks after a fumble), :mod:`~referee.engine.house` and
 :mod:`~referee.engine.withdrawal` (HR rules), :mod:`~referee.engine.drowning`, :mod:`~referee.engine.effects`
-(area effects with saves).
+(area effects with saves), :mod:`~referee.engine.table_actions` (the referee's table actions: hit points by
+hand, latecomers, leaving, reveal, own conditions, notes, free rolls).
 """
 
 from __future__ import annotations

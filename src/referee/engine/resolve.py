@@ -7,6 +7,7 @@ from typing import Any
 
 from referee.checks import Modifier
 from referee.dice import DiceSource, DiceTape
+from referee.engine import caches
 from referee.engine.actions import Action, Attack, Wait
 from referee.engine.caches import plan_attack  # the plan the tactics checked, when unchanged
 from referee.engine.events import Event, EventType, event
@@ -286,7 +287,7 @@ def attack_events(
                 "automatic": plan.check.automatic, "keep": plan.check.keep.value,
                 "deflection_used": plan.deflection_used if faces or plan.check.automatic is not None else 0,
                 "charge": ctx.charge, "distance": ctx.distance,
-                "decisive": [d.to_dict() for d in decisive.attack_decisive(plan, outcome, state.setup.ruleset)],
+                "decisive": [d.to_dict() for d in caches.attack_decisive(plan, outcome, state.setup.ruleset)],
             },
         )
     )  # fmt: skip
@@ -319,9 +320,10 @@ def attack_events(
 
 def plan_declared_attack(state: FightState, action: Attack) -> tuple[AttackContext, AttackPlan]:
     """The context and plan of a declared attack (shared by the live roll and :mod:`referee.odds`)."""
+    if not action.knockout:
+        return caches.planned(state, action)  # the one the tactics checked, when the fight is unchanged
     ctx = attack_context(state, action)
-    if action.knockout:
-        ctx = replace(ctx, situation=replace(ctx.situation, flags=ctx.situation.flags | {"knockout"}))
+    ctx = replace(ctx, situation=replace(ctx.situation, flags=ctx.situation.flags | {"knockout"}))
     return ctx, plan_attack(ctx)
 
 

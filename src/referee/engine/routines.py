@@ -65,7 +65,9 @@ def routine_weapons(spec: Combatant, weapon: str | None, extra: int) -> tuple[st
     """ODD-ATK-3: the routine (`weapon` given: that one attack), then ODD-ACT-MULTI's extra attacks."""
     if not 0 <= extra <= MAX_EXTRA_ATTACKS:
         raise IllegalActionError(f"extra attacks must be between 0 and {MAX_EXTRA_ATTACKS}, not {extra}")
-    base: tuple[str | None, ...] = (weapon,) if weapon is not None else (tuple(spec.attacks) or (None,))
+    base: tuple[str | None, ...] = (
+        (weapon,) if weapon is not None else (tuple(spec.attacks) or (spec.weapon(None).name,))
+    )
     return base + tuple(base[i % len(base)] for i in range(extra))
 
 
@@ -76,11 +78,6 @@ def makes_routine(state: FightState, action: Attack) -> bool:
         or bool(action.targets)
         or (action.weapon is None and len(state[action.actor].spec.attacks) > 1)
     )
-
-
-def first_weapon(spec: Combatant) -> str | None:
-    """The weapon of a routine's first attack (None: the first carried weapon)."""
-    return spec.attacks[0] if spec.attacks else None
 
 
 def weapon_choices(spec: Combatant) -> list[str | None]:
@@ -131,7 +128,7 @@ def routine_text(routine: Routine) -> str:
     names = ", ".join(w or "first weapon" for w in routine.weapons)
     text = f"{routine.actor} attacks: {names} (ODD-ATK-3)"
     if routine.granted:
-        text += f"; {routine.granted} extra attack(s): {routine.action.extra_reason or 'the referee grants them'} (ODD-ACT-MULTI)"
+        text += f"; {routine.granted} extra attack(s): {routine.action.extra_reason} (ODD-ACT-MULTI)"
     if routine.limited_by:
         text += f"; it moved this round: one attack only ({routine.limited_by})"
     return text

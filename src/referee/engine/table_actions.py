@@ -258,7 +258,9 @@ def resolve_add(state: FightState, action: AddCombatant, dice: DiceSource) -> li
     tape = DiceTape(dice)
     hp = {c.name: hit_points.roll_hit_points(c, tape) for c in newcomers}
     names = ", ".join(f"{n} ({v} hp)" for n, v in hp.items())
-    when = "joins this round" if action.initiative is not None and state.order else "joins from the next round"
+    when = (
+        "joins this round" if action.initiative is not None and state.order else "joins from the next round"
+    )
     out = [
         _table_event(EventType.ACTION, state, "add_combatant", actor=None, dice=tape.take(), rule="ODD-HD-2",
                      text=f"{names} {when} ({action.side})",
@@ -287,7 +289,11 @@ def _joined_order(state: FightState, names: list[str], given: int) -> Event:
             break
     order.insert(at, names)
     rolls.update({n: given for n in names})
-    text = "initiative: " + " > ".join("=".join(slot) for slot in order) + f" ({', '.join(names)} rolled {given})"
+    text = (
+        "initiative: "
+        + " > ".join("=".join(slot) for slot in order)
+        + f" ({', '.join(names)} rolled {given})"
+    )
     return event(EventType.INITIATIVE, state.round, rule="ODD-INIT-1", text=text,
                  data={"order": order, "rolls": rolls, "table": "add_combatant"})  # fmt: skip
 

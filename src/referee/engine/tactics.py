@@ -9,8 +9,7 @@ waits (:mod:`referee.engine.refusals`)."""
 from __future__ import annotations
 
 from referee.engine.actions import Action, Attack, Wait
-from referee.engine.caches import plan_attack  # reused by the resolver
-from referee.engine.resolve import attack_context
+from referee.engine.caches import planned  # reused by the resolver
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
 from referee.rules import targeting
@@ -49,7 +48,7 @@ def choose_action(state: FightState, actor: str) -> Action:
     for weapon in choices:
         candidate = Attack(actor, target=target, weapon=weapon, situation=situation)
         try:
-            plan_attack(attack_context(state, candidate))
+            planned(state, candidate)  # kept for the resolver (engine/caches.py)
         except IllegalActionError as exc:
             refusals.append((candidate, exc))
             continue

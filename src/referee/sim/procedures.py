@@ -23,8 +23,8 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-from referee.budget import OverBudget, check_sum_convolution
 from referee import chance
+from referee.budget import OverBudget, check_sum_convolution
 from referee.dice import DiceSource, parse_dice
 from referee.files import Setup
 from referee.model import Combatant

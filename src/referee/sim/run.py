@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.budget import check_engine_hit_dice, check_fight_turns
+from referee.budget import check_engine_dice, check_fight_turns
 from referee.errors import IllegalActionError
 from referee.files import Setup
 from referee.sim.compile import Compiled, compile_setup
@@ -96,7 +96,7 @@ def simulate(
     check_fight_turns(len(setup.combatants), setup.max_rounds, setup.name)  # each fight, before any
     compiled, reason = plan_run(setup, force_engine)
     if compiled is None:  # the event engine rolls every hit die of every fight
-        check_engine_hit_dice([c.hp_dice for c in setup.combatants if c.hp is None], n, setup.name)
+        check_engine_dice(setup.combatants, setup.max_rounds, n, setup.name)
     kernel = kernel or default_kernel()
     if kernel not in {NUMBA, NUMPY}:
         raise IllegalActionError(f"unknown kernel {kernel!r}; kernels: {NUMBA}, {NUMPY}")

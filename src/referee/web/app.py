@@ -485,6 +485,8 @@ def _meta(state: dict[str, Any]) -> dict[str, Any]:
         "cover",
         "concealment",
         "sides",
+        "suggested",
+        "players",
     )
     meta = {k: state[k] for k in keys}
     wanted = ("name", "side", "weapons", "status")

@@ -216,7 +216,9 @@ def take_step(
         setup = load_setup({**row.setup, "surprise": surprise}, row.name)
         ruling = setup.to_dict().get("surprise")
     fight = Fight(setup, [s.event for s in stored])
-    chosen = action_from_dict(table_actions.normalise(action)) if step == "action" and action is not None else None
+    chosen = (
+        action_from_dict(table_actions.normalise(action)) if step == "action" and action is not None else None
+    )
     most = len(dice_asked(fight, step, action)) if source.remaining else None
     try:
         events = fight.take(step, source, chosen)
@@ -461,7 +463,11 @@ def engine_turns(
         actor = fight.next_actor() if fight.needs() == "action" else None
         if actor is None or (until == "players" and fight.state[actor].side in player_sides(fight)):
             if taken is None:
-                who = f"it is {actor}'s turn (a player's side)" if actor else f"the fight needs: {fight.needs()}"
+                who = (
+                    f"it is {actor}'s turn (a player's side)"
+                    if actor
+                    else f"the fight needs: {fight.needs()}"
+                )
                 raise IllegalActionError(f"no foe is to act now: {who}")
             break
         choice = tactics.choose_action(fight.state, actor).to_dict()

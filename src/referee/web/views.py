@@ -52,18 +52,24 @@ def health_word(c: CombatantState) -> str:
 
 def display_ac(state: FightState, c: CombatantState) -> int | None:
     """The AC an ordinary melee blow from the first enemy would face now (None if it cannot be worked out)."""
+    return ac_and_why(state, c)[0]
+
+
+def ac_and_why(state: FightState, c: CombatantState) -> tuple[int | None, str]:
+    """That AC and its breakdown (every component with its rule), so a change mid-round is explained."""
     from referee.rules.armour_class import armour_class
 
     enemy = next((o for o in state.combatants.values() if o.side != c.side), None)
     if enemy is None:
-        return None
+        return None, ""
     ctx = AttackContext(
         state, enemy, c, UNARMED, AttackForm.MELEE, Situation(), distance=state.setup.distance
     )
     try:
-        return armour_class(ctx).value
+        found = armour_class(ctx)
     except (RefereeError, LookupError, ValueError, TypeError):
-        return None
+        return None, ""
+    return found.value, found.breakdown()
 
 
 def conditions(state: FightState, c: CombatantState) -> list[dict[str, Any]]:
@@ -167,7 +173,8 @@ def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> 
                 "max_hp": c.max_hp,
                 "subdual": c.subdual,
                 "status": c.status,
-                "ac": display_ac(state, c),
+                "ac": (ac := ac_and_why(state, c))[0],
+                "ac_why": ac[1],
                 "conditions": conditions(state, c),
                 "weapons": [w.name for w in c.spec.weapons],
                 "acted": c.name in state.acted,
@@ -192,6 +199,8 @@ def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> 
         "combatants": combatants,
         "events": _with_hit_points(fight, stored),
         "players": players,
+        "rolls": dict(state.rolls) if state.order else {},
+        "first_strike": _first_strike(fight),
         "suggested": suggested_action(fight, current),
         "notes": [e.text for e in fight.events if e.data.get("table") == "note"],
         "condition_choices": condition_choices(),
@@ -201,6 +210,15 @@ def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> 
         "concealment": list(CONCEALMENT_DEGREES),
         "rulings": list(fight.setup.rulings),  # the encounter's stored rulings (ODD-SIT-1)
     }
+
+
+def _first_strike(fight: Fight) -> list[str]:
+    """This round's first strikes, each with its reason (ODD-INIT-5/6), from the round's initiative event."""
+    last = next((e for e in reversed(fight.events) if e.type == EventType.INITIATIVE), None)
+    if last is None or last.round != fight.state.round or not fight.state.order:
+        return []
+    moves = last.data.get("first_strike") or []
+    return [", ".join(f"{k}: {v}" for k, v in dict(m).items()) for m in moves if isinstance(m, dict)]
 
 
 def _with_hit_points(fight: Fight, stored: list[StoredEvent]) -> list[dict[str, Any]]:

@@ -1,11 +1,14 @@
-// The referee's fight page: every button posts JSON to the API with the version and revision the page shows
-// (the server refuses a change on anything else with 409, even the same event count reached by another
-// history, e.g. another tab undid a step and took a new one); on success the page reloads (the server renders the new state), on error the one-line message is shown.
+// The referee's fight page. Every change posts JSON to the API with the version and revision the page shows
+// (the server refuses a change made on anything else with 409, even the same event count reached by another
+// history). On success the page swaps in the new state without a reload (focus and scroll stay); it also
+// follows changes made elsewhere (another tab, a bot) by itself, and says so when the tracker stops answering.
 "use strict";
 (function () {
-  const meta = JSON.parse(document.getElementById("meta").textContent);
-  const api = "/api/encounters/" + meta.id;
   const $ = (id) => document.getElementById(id);
+  let meta = JSON.parse($("meta").textContent);
+  const api = "/api/encounters/" + meta.id;
+  let busy = false;
+  let keptDice = null; // the dice a refused try rolled: the retry uses them (no re-roll fishing)
 
   function showMessage(text) {
     const box = $("message");
@@ -13,28 +16,96 @@
     box.hidden = false;
   }
 
+  function showNotice(text) {
+    const box = $("notice");
+    if (!box) return;
+    box.textContent = text || "";
+    box.hidden = !text;
+  }
+
+  function banner(down) {
+    const box = $("banner");
+    if (box) box.hidden = !down;
+  }
+
   async function post(path, body) {
-    const response = await fetch(api + path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": meta.csrf || "" },
-      credentials: "same-origin",
-      body: JSON.stringify(body),
-    });
+    let response;
+    try {
+      response = await fetch(api + path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": meta.csrf || "" },
+        credentials: "same-origin",
+        body: JSON.stringify(body),
+      });
+    } catch (e) {
+      banner(true);
+      throw new Error("The tracker is not answering (is `referee serve` still running?); nothing was stored.");
+    }
+    banner(false);
     let data = null;
     try { data = await response.json(); } catch (e) { data = null; }
     if (!response.ok) {
-      throw new Error((data && data.error) || ("error " + response.status));
+      const error = new Error((data && data.error) || ("error " + response.status));
+      error.kept = data && data.kept_dice;
+      error.status = response.status;
+      throw error;
     }
     return data;
   }
 
+  // --- swapping in the new state: the server renders the page, the script keeps focus and scroll ----------
+  async function refresh(notice) {
+    const focused = document.activeElement && document.activeElement.id;
+    const openMenus = Array.from(document.querySelectorAll("details[open]")).map((d) => d.id || d.closest("tr")?.dataset.name).filter(Boolean);
+    const logOpen = $("log-fold") ? $("log-fold").open : true;
+    const diceValue = keptDice !== null ? keptDice : "";
+    let html;
+    try {
+      const response = await fetch(window.location.pathname, { credentials: "same-origin", headers: { "Accept": "text/html" } });
+      if (!response.ok) throw new Error("error " + response.status);
+      html = await response.text();
+    } catch (e) {
+      banner(true);
+      return;
+    }
+    banner(false);
+    const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("fight");
+    if (!fresh) return;
+    const scroll = window.scrollY;
+    $("fight").replaceWith(fresh);
+    meta = JSON.parse($("meta").textContent);
+    bind();
+    if ($("log-fold")) $("log-fold").open = logOpen;
+    for (const name of openMenus) {
+      const row = document.querySelector(`#combatants tr[data-name="${CSS.escape(name)}"] details`);
+      if (row) row.open = true;
+    }
+    if ($("dice")) $("dice").value = diceValue;
+    showNotice(notice);
+    window.scrollTo(0, scroll);
+    const again = focused && $(focused);
+    if (again) again.focus({ preventScroll: true });
+  }
+
   async function step(path, body) {
+    if (busy) return;
+    busy = true;
     document.body.classList.add("busy");
     try {
-      await post(path, Object.assign({ version: meta.version, revision: meta.revision }, body));
-      window.location.reload();
+      const state = await post(path, Object.assign({ version: meta.version, revision: meta.revision }, body));
+      keptDice = null;
+      await refresh(state && state.notice);
     } catch (err) {
-      showMessage(err.message);
+      if (err.kept) {
+        keptDice = err.kept;
+        if ($("dice")) $("dice").value = err.kept;
+        showMessage(err.message + " — the dice rolled for this try are kept in the field (clear them to roll anew).");
+      } else {
+        showMessage(err.message);
+      }
+      if (err.status === 409) setTimeout(() => refresh(), 1500);
+    } finally {
+      busy = false;
       document.body.classList.remove("busy");
     }
   }
@@ -111,6 +182,7 @@
 
   function renderOdds(result) {
     const box = $("odds");
+    if (!box) return;
     if (!result.available) { box.textContent = "odds: not available in this installation"; return; }
     const o = result.odds || {};
     const parts = [];
@@ -131,7 +203,7 @@
     const box = $("dice-asked");
     if (!box) return;
     box.textContent = asked && asked.length
-      ? "This action asks for: " + asked.map((d) => "d" + d.sides + " " + d.purpose).join(" · ") + " (damage only if it hits)"
+      ? "This action asks for: " + asked.map((d, i) => "d" + d.sides + " " + d.purpose + (i > 0 && /damage/.test(d.purpose) ? " if it hits" : "")).join(" · ")
       : "";
   }
 
@@ -139,6 +211,7 @@
     clearTimeout(oddsTimer);
     oddsTimer = setTimeout(async () => {
       const box = $("odds");
+      if (!box) return;
       let action;
       try { action = buildAction(); } catch (err) { box.textContent = "odds: " + err.message; return; }
       if (!kindFields(action.kind).includes("target")) { box.textContent = "odds: only for attacks"; return; }
@@ -152,55 +225,163 @@
     }, 150);
   }
 
-  const form = $("action-form");
-  if (form) {
-    fillWeapons();
-    $("actor").addEventListener("change", fillWeapons);
-    form.addEventListener("change", refreshOdds);
-    form.addEventListener("input", refreshOdds);
-    const current = meta.combatants.find((c) => c.name === meta.current);
-    const enemy = current && meta.combatants.find((c) => c.side !== current.side && c.status === "active");
-    if (enemy) $("target").value = enemy.name;
-    refreshOdds();
+  function resolveMain() {
+    if ($("act")) return actNow();
+    for (const id of ["begin", "round", "end-round"]) if ($(id)) return $(id).click();
   }
 
-  // --- another tab (or a bot) changed the fight: say so, so nobody acts on a stale page ----------------
-  async function watch() {
-    try {
-      const response = await fetch(api + "/version", { headers: { "Accept": "application/json" } });
-      if (response.ok) {
-        const now = await response.json();
-        if (now.revision !== meta.revision) {
-          showMessage("The fight changed in another tab (version " + now.version + "): reload the page.");
-          return;
-        }
-      }
-    } catch (e) { /* the server may be restarting: try again */ }
-    setTimeout(watch, 3000);
-  }
-  setTimeout(watch, 3000);
-
-  // --- buttons --------------------------------------------------------------------------------------
-  on("begin", () => {
-    const sides = Array.from(document.querySelectorAll(".surprise-side:checked")).map((b) => b.value);
-    const body = { step: "begin", dice: dice() };
-    if (sides.length) body.surprise = { sides: sides, check: $("surprise-check").value };
-    step("/steps", body);
-  });
-  on("round", () => step("/steps", { step: "round", dice: dice() }));
-  on("end-round", () => step("/steps", { step: "end_round", dice: dice() }));
-  on("act", () => {
+  function actNow() {
     let action;
     try { action = buildAction(); } catch (err) { showMessage(err.message); return; }
     step("/actions", { action: action, dice: dice() });
-  });
-  on("undo", () => step("/undo", {}));
-  on("redo", () => step("/redo", {}));
-  for (const button of document.querySelectorAll("button.back")) {
-    button.addEventListener("click", () => {
-      if (window.confirm("Undo line " + button.dataset.keep + " and everything after it?")) {
-        step("/undo", { keep: parseInt(button.dataset.keep, 10) });
+  }
+
+  function table(action) { step("/actions", { action: action, dice: dice() }); }
+
+  // --- binding the page (again after every swap) ----------------------------------------------------
+  function bind() {
+    const form = $("action-form");
+    if (form) {
+      fillWeapons();
+      $("actor").addEventListener("change", fillWeapons);
+      form.addEventListener("change", refreshOdds);
+      form.addEventListener("input", refreshOdds);
+      // the preselected target and weapon are the engine's own choice (the default tactics)
+      const pick = meta.suggested;
+      if (pick && pick.actor === $("actor").value) {
+        if (pick.target) $("target").value = pick.target;
+        if (pick.weapon && Array.from($("weapon").options).some((o) => o.value === pick.weapon)) $("weapon").value = pick.weapon;
       }
+      refreshOdds();
+    }
+    on("begin", () => {
+      const sides = Array.from(document.querySelectorAll(".surprise-side:checked")).map((b) => b.value);
+      const body = { step: "begin", dice: dice() };
+      if (sides.length) body.surprise = { sides: sides, check: $("surprise-check").value };
+      step("/steps", body);
+    });
+    on("round", () => step("/steps", { step: "round", dice: dice() }));
+    on("end-round", () => step("/steps", { step: "end_round", dice: dice() }));
+    on("act", actNow);
+    on("engine", () => step("/engine", { until: "actor", dice: dice() }));
+    on("run-foes", () => step("/engine", { until: "players", dice: dice() }));
+    on("undo", () => step("/undo", {}));
+    on("redo", () => step("/redo", {}));
+    on("clear-dice", () => { keptDice = null; if ($("dice")) { $("dice").value = ""; $("dice").focus(); } });
+    const field = $("dice");
+    if (field) field.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") { ev.preventDefault(); resolveMain(); }
+    });
+    for (const button of document.querySelectorAll("button.back")) {
+      button.addEventListener("click", () => {
+        if (window.confirm("Undo line " + button.dataset.keep + " and everything after it?")) {
+          step("/undo", { keep: parseInt(button.dataset.keep, 10) });
+        }
+      });
+    }
+    // hit points by hand: click them, type -3 or +5, Enter
+    for (const button of document.querySelectorAll("button.hp-edit")) {
+      button.addEventListener("click", () => {
+        const input = document.createElement("input");
+        input.className = "hp-input";
+        input.placeholder = "-3 or +5";
+        input.size = 7;
+        input.setAttribute("aria-label", "change " + button.dataset.name + "'s hit points");
+        input.addEventListener("keydown", (ev) => {
+          if (ev.key === "Escape") { input.replaceWith(button); return; }
+          if (ev.key !== "Enter") return;
+          ev.preventDefault();
+          const text = input.value.trim();
+          if (!/^[+-]\d+$/.test(text)) { showMessage("type -3 to harm or +5 to heal"); return; }
+          table({ kind: "adjust_hp", target: button.dataset.name, amount: parseInt(text, 10), reason: "referee" });
+        });
+        button.replaceWith(input);
+        input.focus();
+      });
+    }
+    for (const button of document.querySelectorAll("button.leave")) {
+      button.addEventListener("click", () => table({ kind: "remove_combatant", target: button.dataset.name, status: button.dataset.status }));
+    }
+    for (const button of document.querySelectorAll("button.visibility")) {
+      button.addEventListener("click", () => table({ kind: button.dataset.kind, target: button.dataset.name }));
+    }
+    for (const button of document.querySelectorAll("button.uncond")) {
+      button.addEventListener("click", () => table(button.dataset.own === "1"
+        ? { kind: "unmark", target: button.dataset.name, name: button.dataset.condition }
+        : { kind: "remove_condition", actor: button.dataset.name, condition: button.dataset.condition }));
+    }
+    for (const button of document.querySelectorAll("button.cond-apply")) {
+      button.addEventListener("click", () => {
+        const box = button.closest(".cond-pick");
+        const chosen = box.querySelector(".cond-name").value;
+        const own = box.querySelector(".cond-own").value.trim();
+        const roundsText = box.querySelector(".cond-rounds").value;
+        const rounds = roundsText ? parseInt(roundsText, 10) : null;
+        if (chosen) table({ kind: "apply_condition", actor: button.dataset.name, condition: chosen, rounds: rounds });
+        else if (own) table({ kind: "mark", target: button.dataset.name, name: own, rounds: rounds });
+        else showMessage("name your own condition");
+      });
+    }
+    for (const button of document.querySelectorAll("button.note-add")) {
+      button.addEventListener("click", () => {
+        const text = button.parentElement.querySelector(".note-text").value;
+        table({ kind: "note", target: button.dataset.name, text: text });
+      });
+    }
+    on("note-fight", () => table({ kind: "note", text: $("fight-note").value }));
+    on("roll", () => table({ kind: "roll", dice: $("roll-expr").value.trim() || "d20", reason: $("roll-reason").value.trim() }));
+    on("add-combatant", () => {
+      const combatant = { name: $("add-name").value.trim() };
+      if ($("add-hd").value.trim()) combatant.hit_dice = $("add-hd").value.trim();
+      if ($("add-hp").value) combatant.hp = parseInt($("add-hp").value, 10);
+      if ($("add-ac").value) combatant.ac = parseInt($("add-ac").value, 10);
+      const weapons = $("add-weapons").value.split(",").map((w) => w.trim()).filter(Boolean);
+      if (weapons.length) combatant.weapons = weapons;
+      const extra = $("add-extra").value.trim();
+      if (extra) {
+        try { Object.assign(combatant, JSON.parse(extra)); } catch (e) { showMessage("the extra fields are not valid JSON"); return; }
+      }
+      const action = { kind: "add_combatant", side: $("add-side").value, combatant: combatant };
+      if ($("add-init").value) action.initiative = parseInt($("add-init").value, 10);
+      table(action);
     });
   }
+
+  // --- keys: shown on the page and in docs/tracker.md -----------------------------------------------------
+  document.addEventListener("keydown", (ev) => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const tag = (ev.target && ev.target.tagName) || "";
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(tag) || (ev.target && ev.target.isContentEditable)) return;
+    const key = ev.key.toLowerCase();
+    const press = (id) => { if ($(id) && !$(id).disabled) { ev.preventDefault(); $(id).click(); return true; } return false; };
+    if (key === "r") { ev.preventDefault(); resolveMain(); }
+    else if (key === "u") press("undo");
+    else if (key === "y") press("redo");
+    else if (key === "n") { if (!press("round")) press("end-round"); }
+    else if (key === "e") press("engine");
+    else if (key === "f") press("run-foes");
+    else if (key === "d" && $("dice")) { ev.preventDefault(); $("dice").focus(); }
+  });
+
+  // --- changes made elsewhere (another tab, a bot): follow them; a silent server gets a banner --------------
+  async function watch() {
+    try {
+      const response = await fetch(api + "/version", { headers: { "Accept": "application/json" } });
+      banner(false);
+      if (response.ok) {
+        const now = await response.json();
+        if (now.revision !== meta.revision && !busy) {
+          await refresh("The fight changed in another tab (now version " + now.version + "); this page follows it.");
+        }
+      }
+    } catch (e) {
+      banner(true); // the server stopped or is restarting: keep trying
+    }
+    setTimeout(watch, 1500);
+  }
+  setTimeout(watch, 1500);
+
+  // on a phone the log starts folded away (the next step comes first)
+  if (window.matchMedia && window.matchMedia("(max-width: 600px)").matches && $("log-fold")) $("log-fold").open = false;
+  bind();
 })();
