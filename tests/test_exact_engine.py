@@ -23,11 +23,11 @@ from referee.setup import Setup
 
 
 def one_hp_duel(max_rounds: int) -> Setup:
-    """A (AC 16) and B (AC 11): 1 hit point each, no bonus to hit, equal Dexterity, a club (1d6)."""
+    """A (AC 16) and B (AC 11): 1 hit point each, no bonus to hit, equal Dexterity, a club doing 1."""
 
     def side(name: str, ac: int) -> dict[str, Any]:
         fighter = {"name": name, "level": 1, "attack_bonus": 0, "hp": 1, "ac": ac,
-                   "abilities": {"str": 10, "dex": 10}, "weapons": [{"name": "club", "damage": "1d6"}]}  # fmt: skip
+                   "abilities": {"str": 10, "dex": 10}, "weapons": [{"name": "club", "damage": "1"}]}  # fmt: skip
         return {"name": name, "combatants": [fighter]}
 
     return make_setup({"name": "one-hp duel", "ruleset": "odd", "max_rounds": max_rounds,

@@ -76,8 +76,9 @@ def test_example_agrees_on_every_path_that_accepts_it(
 
     first = shorter(setup, 1)
     opening = Record(f"{path.stem} (round 1)")
-    if not first_round_agrees(first, opening):
-        # a walk too big for the budget because of the hit-point dice: the same with hit points fixed
+    rolled = any(c.hp is None for c in first.combatants)
+    if not first_round_agrees(first, opening) and rolled:
+        # a walk too big for the budget, maybe for the hit-point dice: the same with hit points fixed
         fixed = Record(f"{path.stem} (round 1, fixed hit points)")
         if first_round_agrees(with_fixed_hit_points(first), fixed):
             opening.compared += fixed.compared

@@ -30,7 +30,7 @@ def test_half_a_chance_needs_about_twenty_thousand_fights() -> None:
 def one_hp_duel() -> dict[str, object]:
     def side(name: str, ac: int) -> dict[str, object]:
         fighter = {"name": name, "level": 1, "attack_bonus": 0, "hp": 1, "ac": ac,
-                   "abilities": {"str": 10, "dex": 10}, "weapons": [{"name": "club", "damage": "1d6"}]}  # fmt: skip
+                   "abilities": {"str": 10, "dex": 10}, "weapons": [{"name": "club", "damage": "1"}]}  # fmt: skip
         return {"name": name, "combatants": [fighter]}
 
     return {"name": "one-hp duel", "ruleset": "odd", "max_rounds": 1, "sides": [side("A", 16), side("B", 11)]}

@@ -43,12 +43,16 @@ def refused_quickly(*args: str | Path) -> str:
 class TestCommandsUnderACap:
     def test_odds_of_a_thousand_dice_weapon(self, tmp_path: Path) -> None:
         # round 1: RecursionError from icepool's `@` (one frame per die)
-        line = refused_quickly("odds", encounter(tmp_path, damage="1000d6"), "--attacker", "Ann", "--target", "Gob")
+        line = refused_quickly(
+            "odds", encounter(tmp_path, damage="1000d6"), "--attacker", "Ann", "--target", "Gob"
+        )
         assert "1000d6" in line and "steps" in line
 
     def test_odds_of_a_product_of_large_dice(self, tmp_path: Path) -> None:
         # round 1: 27 s, 311 MB and 10 MB printed
-        line = refused_quickly("odds", encounter(tmp_path, damage="1d1000*1d1000"), "--attacker", "Ann", "--target", "Gob")
+        line = refused_quickly(
+            "odds", encounter(tmp_path, damage="1d1000*1d1000"), "--attacker", "Ann", "--target", "Gob"
+        )
         assert "1,000,000 outcomes" in line
 
     def test_sim_and_balance_with_a_thousand_large_hit_dice(self, tmp_path: Path) -> None:
@@ -66,7 +70,9 @@ class TestCommandsUnderACap:
         # round 1: minutes and 3 GB (extrapolated)
         path = tmp_path / "crowd.yaml"
         side = "    combatants:\n      - {{name: {}, count: 100, hp: 10000, weapons: [{{name: pin, damage: '1'}}]}}\n"
-        path.write_text(f"max_rounds: 1000\nsides:\n  - name: A\n{side.format('Ann')}  - name: B\n{side.format('Bob')}")
+        path.write_text(
+            f"max_rounds: 1000\nsides:\n  - name: A\n{side.format('Ann')}  - name: B\n{side.format('Bob')}"
+        )
         for command in ("fight", "sim"):
             line = refused_quickly(command, path)
             assert "200,000 turns" in line and f"{budget.MAX_FIGHT_TURNS:,}" in line
@@ -103,8 +109,12 @@ def test_an_exact_walk_of_long_sequences_is_refused_early() -> None:
     from referee.files import setup_from_data
 
     setup = setup_from_data(
-        {"sides": [{"name": "A", "combatants": [{"name": "Ann", "hit_dice": "1000d6"}]},
-                   {"name": "B", "combatants": [{"name": "Bob", "hp": 3}]}]}  # fmt: skip
+        {
+            "sides": [
+                {"name": "A", "combatants": [{"name": "Ann", "hit_dice": "1000d6"}]},
+                {"name": "B", "combatants": [{"name": "Bob", "hp": 3}]},
+            ]
+        }
     )
     ann = setup.combatants[0]
     started = time.perf_counter()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,11 @@ def test_phone_layout_no_sideways_scroll(live_server: Any, browser: Any, tmp_pat
     assert page.locator("#act").bounding_box()["y"] < 400
     assert not page.locator("#log-fold").evaluate("d => d.open")  # the log is folded away
     page.screenshot(path=str(shots_dir(tmp_path) / "referee-phone.png"), full_page=False)
+    # the row menu (conditions, notes) and the table tools open: still nothing wider than the screen
+    page.click("#combatants tr[data-name='Goblin 1'] details.row-menu summary")
+    page.click("#table-tools summary")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"with the menus open the page is {width} px wide"
     players = context.new_page()
     players.goto(players_url(live_server, eid))
     assert players.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
@@ -187,8 +193,32 @@ def test_a_tracker_that_does_not_answer_gets_a_banner(live_server: Any, page: An
 
     eid = create(live_server, party_and_foes())
     open_fight(page, live_server, eid)
-    page.route("**/version", lambda route: route.abort())
+    page.route("**/stream", lambda route: route.abort())
+    page.reload()  # the page's stream to the tracker cannot connect: the banner says so and it retries
     expect(page.locator("#banner")).to_be_visible(timeout=10_000)
     expect(page.locator("#banner")).to_contain_text("not answering")
-    page.unroute("**/version")
+    page.unroute("**/stream")
     expect(page.locator("#banner")).to_be_hidden(timeout=10_000)
+
+
+def first_event(url: str, token: str | None = None) -> dict[str, Any]:
+    """The first `data:` line of a server-sent event stream, then the connection is closed."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for raw in response:
+            line = raw.decode().strip()
+            if line.startswith("data: "):
+                return dict(json.loads(line[len("data: ") :]))
+    raise AssertionError("no event")
+
+
+def test_the_streams_push_the_revision_and_tell_players_nothing_else(live_server: Any) -> None:
+    eid = create(live_server, party_and_foes())
+    pushed = first_event(f"{live_server.url}/api/encounters/{eid}/stream", live_server.token)
+    assert pushed == {"version": 0, "revision": pushed["revision"]}
+    players = players_url(live_server, eid).replace("/p/", "/api/players/") + "/stream"
+    assert set(first_event(players)) == {"revision"}
+    with pytest.raises(urllib.error.HTTPError) as refused:  # no credential: no stream
+        first_event(f"{live_server.url}/api/encounters/{eid}/stream")
+    assert refused.value.code == 403

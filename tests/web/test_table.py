@@ -255,3 +255,14 @@ def test_typed_dice_in_any_grouping() -> None:
     assert tracker_module.parse_typed_dice("12, 6 3") == [12, 6, 3]
     assert tracker_module.parse_typed_dice(",4") == [None, 4]
     assert tracker_module.parse_typed_dice("? ; 4") == [None, 4]
+
+
+def test_table_actions_between_rounds_but_not_before_begin(tracker: Any) -> None:
+    eid = tracker.create(angthar_data(goblins=2))
+    refused = post(
+        tracker, eid, "actions", {"action": {"kind": "adjust_hp", "target": "Goblin 1", "amount": -1}}
+    )
+    assert refused.status_code == 422 and "begin" in refused.json()["error"]
+    tracker.step(eid, "begin")  # the fight needs a round now: a table action still goes in
+    state = table(tracker, eid, {"kind": "adjust_hp", "target": "Goblin 1", "amount": -1})
+    assert who(state, "Goblin 1")["hp"] == 3 and state["needs"] == "round"

@@ -9,6 +9,7 @@ from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import damage_events
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
+from referee.rules.options import GrappleState
 
 # --- shared checks ----------------------------------------------------------------------------------
 
@@ -17,7 +18,7 @@ def actor_state(state: FightState, name: str) -> CombatantState:
     """The actor, refusing anyone a hold keeps from acting (ODD-GRAP-3)."""
     c = state[name]
     hold = c.conditions.get("grappled")
-    if hold is not None and state.setup.ruleset["grapple_state"] == "odd_held_defenceless":
+    if hold is not None and state.setup.ruleset.grapple_state is GrappleState.ODD_HELD_DEFENCELESS:
         raise IllegalActionError(
             f"{name} is held by {hold.source} and can only try to break the hold (ODD-GRAP-3, ODD-GRAP-4)"
         )

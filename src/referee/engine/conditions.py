@@ -29,13 +29,14 @@ from referee.rules.conditions import (
     grapple_group,
 )
 from referee.rules.context import AttackContext
+from referee.rules.options import GrappleState, Initiative
 from referee.rules.vocabulary import CONDITIONS, PAIRED
 
 
 def random_grappler(state: FightState, action: Attack, dice: DiceSource) -> tuple[str, list[Event]] | None:
     """MOD-COND-GRAPPLED-2: an outsider's attack on a grappler strikes one of the grapplers at random
     (each equally likely; the die is recorded before the attack roll)."""
-    if state.setup.ruleset["grapple_state"] != "mod_grappled_plus_4" or not action.target:
+    if state.setup.ruleset.grapple_state is not GrappleState.MOD_GRAPPLED_PLUS_4 or not action.target:
         return None
     if action.target not in state.combatants:
         return None
@@ -102,7 +103,7 @@ def unable_to_act(state: FightState, actor: str) -> Action | None:
 def segment_delays(state: FightState, dice: DiceSource) -> list[Event]:
     """GAP-SEGMENTS: under `initiative = segments_with_delays`, roll each delay (file order) after the
     initiative dice; a delay of k segments lowers the effective initiative by k; the order is re-made."""
-    if state.setup.ruleset["initiative"] != "segments_with_delays":
+    if state.setup.ruleset.initiative is not Initiative.SEGMENTS_WITH_DELAYS:
         return []
     tape = DiceTape(dice)
     delays: dict[str, int] = {}
@@ -124,7 +125,7 @@ def segment_delays(state: FightState, dice: DiceSource) -> list[Event]:
         if n in state.combatants and state[n].is_active()
     ]
     order = initiative.order_individual(entries)
-    if state.round == 1 and state.setup.ruleset.is_on("first_strike_reach_size"):
+    if state.round == 1 and state.setup.ruleset.first_strike_reach_size:
         order, _ = initiative.apply_first_strike(order, {n: state[n].spec for slot in order for n in slot})
     text = "; ".join(texts) + " → " + " > ".join("=".join(s) for s in order)
     return [

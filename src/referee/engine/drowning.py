@@ -25,7 +25,7 @@ def drowning(state: FightState, dice: DiceSource) -> list[Event]:
         tape = DiceTape(dice)
         cond = c.conditions.get("holding_breath")
         if cond is None:
-            d4 = tape.roll(4, f"breath {c.name}") if rs.is_on("drowning_fight_extra_d4") else 0
+            d4 = tape.roll(4, f"breath {c.name}") if rs.drowning_fight_extra_d4 else 0
             breath = breath_rounds(c.spec.abilities.constitution, True, d4)
             out.append(
                 event(EventType.CONDITION, state.round, target=c.name, dice=tape.take(), rule="MF-DROWN-2",

@@ -34,6 +34,7 @@ from referee.rules.house import (
     shield_takes_critical,
     strength_check,
 )
+from referee.rules.options import TouchAc
 from referee.rules.view import CombatantView
 
 # --- Strength checks (GAP-ATTR-CHECK) and condition events ----------------------------------------------
@@ -254,7 +255,7 @@ def touch_after_attack(
     a hit delivers it (its effect is the spell's, ODD-ATK-4; the touch itself does no damage, HR-TOUCH-2)."""
     if ctx.form is not AttackForm.TOUCH or not ctx.situation.has("spell"):
         return []
-    if ctx.option("touch_ac") != "hr_dex_cover":
+    if ctx.ruleset.touch_ac is not TouchAc.HR_DEX_COVER:
         return []
     me, r = ctx.attacker.name, state.round
     if outcome.hit:
@@ -297,7 +298,7 @@ def armour_after_critical(
     HR-ARMDMG-3: non-magical armour that reaches DAC 10 (ascending bonus 0) is destroyed.
     HR-ARMDMG-4: a non-magical shield may take the loss instead (`sacrifice_shield`) and is destroyed.
     HR-ARMDMG-5: enchanted armour is not destroyed; it recovers (see :func:`rest_events`)."""
-    if not outcome.critical or not ctx.ruleset.is_on("armour_damage"):
+    if not outcome.critical or not ctx.ruleset.armour_damage:
         return []
     d = ctx.defender
     r = state.round

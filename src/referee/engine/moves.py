@@ -19,6 +19,7 @@ from referee.errors import IllegalActionError
 from referee.rules import movement
 from referee.rules.attack import AttackPlan, plan_attack
 from referee.rules.context import AttackContext, AttackForm, Situation
+from referee.rules.options import Charge as ChargeOption  # not the Charge action
 
 Point = tuple[int, int]
 
@@ -203,7 +204,7 @@ def resolve_charge(state: FightState, action: Charge, dice: DiceSource) -> list[
     elif c.position is None:  # without positions the charge ends in melee contact (off_grid_gap)
         closed = max(0, off_grid_gap(state, c, target) - MELEE_CONTACT)
     text = f"{c.name} charges {target.name} over {run} ft"
-    rule = "HR-CHARGE-2" if state.setup.ruleset["charge"] == "hr_to_hit_bonus" else "ODD-CHARGE-1"
+    rule = "HR-CHARGE-2" if state.setup.ruleset.charge is ChargeOption.HR_TO_HIT_BONUS else "ODD-CHARGE-1"
     first = action_event(state, c.name, rule, text, kind="charge", charge=True, moved=moved, target=target.name,
                          position=list(end) if end is not None else None, weapon=plan.weapon,
                          **({"closed": closed} if closed else {}))  # fmt: skip
@@ -214,7 +215,7 @@ def declare_charge(state: FightState, actor: str, target: str, distance: int | N
     """ODD-CHARGE-1/4: a charge announced before anyone acts this round: the charger is `charging`
     (AC 4 worse) from now to the end of the round, even against first strikes and missiles.
     Push the returned events into the fight (``fight.push(declare_charge(...))``)."""
-    if state.setup.ruleset["charge"] != "odd_damage_bonus":
+    if state.setup.ruleset.charge is not ChargeOption.ODD_DAMAGE_BONUS:
         raise IllegalActionError(
             "declaring a charge ahead of the round is the ODD charge (option charge=odd_damage_bonus)"
         )

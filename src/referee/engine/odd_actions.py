@@ -29,6 +29,7 @@ from referee.errors import IllegalActionError
 from referee.rules import abilities, movement
 from referee.rules.attack import plan_attack
 from referee.rules.context import AttackForm, Situation
+from referee.rules.options import MoveAndCast
 
 Point = tuple[int, int]
 
@@ -80,8 +81,8 @@ def _casting_limits(state: FightState, c: CombatantState, action: CastSpell) -> 
     if action.rounds < 1:
         raise IllegalActionError(f"a spell's casting time is at least 1 round, not {action.rounds}")
     if action.moved and not action.spell_allows_move:
-        variant = state.setup.ruleset["move_and_cast"]
-        if variant == "forbidden":
+        variant = state.setup.ruleset.move_and_cast
+        if variant is MoveAndCast.FORBIDDEN:
             raise IllegalActionError(f"{c.name} may not move in a round it casts (ODD-ACT-CAST-3)")
         half = movement.half_move(movement.allowance(c))
         if action.rounds > 1:

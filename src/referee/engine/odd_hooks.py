@@ -18,6 +18,7 @@ from referee.rules import maneuvers, movement
 from referee.rules.attack import AttackPlan, plan_attack
 from referee.rules.context import AttackContext, AttackForm, Situation
 from referee.rules.criticals import fumble_redirected
+from referee.rules.options import MissilesIntoMelee
 
 Point = tuple[int, int]
 
@@ -100,7 +101,7 @@ def stray_missiles(
         return []
     if outcome.fumble and fumble_redirected(ctx):
         return []  # MF-FUMBLE-3 re-rolls this missile against an ally: it is resolved once, not also a stray
-    if state.setup.ruleset["missiles_into_melee"] != "odd_stray":
+    if state.setup.ruleset.missiles_into_melee is not MissilesIntoMelee.ODD_STRAY:
         return []
     shooter, missed = ctx.attacker.position, ctx.defender.position
     if shooter is None or missed is None:

@@ -19,6 +19,8 @@ from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.rules import movement, targeting
 from referee.rules.context import AttackForm, Situation
+from referee.rules.options import Charge as ChargeOption  # not the Charge action
+from referee.rules.options import GrappleState
 
 # --- unsteered combatants -----------------------------------------------------------------------------
 
@@ -71,7 +73,11 @@ def _refusal(state: FightState, action: Action) -> IllegalActionError | None:
 def held_tries_to_break_free(state: FightState, actor: str) -> Action | None:
     """ODD-GRAP-3/4: an unsteered held creature spends its action trying to break the hold."""
     hold = state[actor].conditions.get("grappled")
-    if hold is None or hold.source is None or state.setup.ruleset["grapple_state"] != "odd_held_defenceless":
+    if (
+        hold is None
+        or hold.source is None
+        or state.setup.ruleset.grapple_state is not GrappleState.ODD_HELD_DEFENCELESS
+    ):
         return None
     if hold.source not in state.combatants or not state[hold.source].is_active():
         return None  # the holder is down: the hold ends with the round, nothing to break
@@ -227,7 +233,7 @@ def _close_in_off_grid(
 def declare_scripted_charges(state: FightState, dice: DiceSource) -> list[Event]:
     """Start of round: combatants whose `tactic` is a charge announce it before anyone acts (ODD-CHARGE-1)."""
     out: list[Event] = []
-    if state.setup.ruleset["charge"] != "odd_damage_bonus":
+    if state.setup.ruleset.charge is not ChargeOption.ODD_DAMAGE_BONUS:
         return out
     for c in state.active():
         tactic = c.spec.tactic

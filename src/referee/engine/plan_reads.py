@@ -6,7 +6,8 @@ what the rules read of the fight through the views of rules/view.py. :func:`reco
 with the fight and its combatants behind recording stand-ins, which note every attribute read and every
 method asked (its arguments and answer: ``is_active()``, ``has("prone")``, ``conditions``, this round's
 attackers and deflections, positions, the round, the initiative...). The plan is then kept with that
-list of reads. Another attack with the same declaration, in this or any later fight of the same setup,
+list of reads (plans of one declaration that asked the same questions are kept in one table, by their
+answers, so a lookup asks the questions once). Another attack with the same declaration, in this or any later fight of the same setup,
 gets the kept plan if every read gives the same answer on its fight, in the same order: the rules would
 take the same path and reach the same plan (or the same refusal). A read that cannot be compared (an
 unknown kind of value) makes the plan not kept at all.
@@ -193,9 +194,10 @@ class _Path:
 
 
 _kept: dict[Hashable, list[_Path]] = {}
-_KEPT_LIMIT = 4096  # declarations kept (then all are forgotten: memory stays bounded)
 _PATHS = 8  # different question lists kept for one declaration
 _ANSWERS = 512  # different fights' answers kept for one question list
+_BUDGET = 20_000  # plans kept in all (then all are forgotten: memory stays bounded, a few tens of MB)
+_count = 0
 
 
 def declaration(ctx: AttackContext) -> Hashable | None:
@@ -250,21 +252,26 @@ def recorded_plan(
 def _keep(
     key: Hashable, reads: list[Read], result: AttackPlan | IllegalActionError, alive: tuple[object, ...]
 ) -> None:
-    if len(_kept) >= _KEPT_LIMIT:
-        _kept.clear()
+    global _count
+    if _count >= _BUDGET:
+        forget()
+    _count += 1
     paths = _kept.setdefault(key, [])
     asks = tuple((who, name, args) for who, name, args, _ in reads)
     path = next((p for p in paths if p.asks == asks), None)
     if path is None:
         if len(paths) >= _PATHS:
-            paths.pop(0)
+            _count -= len(paths.pop(0).by_answers)
         path = _Path(asks, alive)
         paths.append(path)
     if len(path.by_answers) >= _ANSWERS:
+        _count -= len(path.by_answers)
         path.by_answers.clear()
     path.by_answers[tuple(answer for *_, answer in reads)] = result
 
 
 def forget() -> None:
-    """Forget every kept plan (tests; a switch turned off)."""
+    """Forget every kept plan (tests; the budget spent)."""
+    global _count
     _kept.clear()
+    _count = 0

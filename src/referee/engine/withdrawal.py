@@ -56,7 +56,7 @@ def resolve_withdraw(state: FightState, action: Withdraw, dice: DiceSource) -> l
                  text=f"{me.name} {'makes a fighting withdrawal' if fighting else 'leaves melee'} ({action.feet} ft)"),
            condition_event(r, me.name, "withdrawing", added=True, rule="HR-WITHDRAW-3", until=r,
                            text=f"{me.name} makes no attack this round")]  # fmt: skip
-    if fighting or not state.setup.ruleset.is_on("fighting_withdrawal"):
+    if fighting or not state.setup.ruleset.fighting_withdrawal:
         return out
     return out + opportunity_attacks(state, me, action, dice)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from referee.rules.options import AbilityModifiers, ConditionsFatigue
 from referee.rules.ruleset import Ruleset
 from referee.rules.view import CombatantView
 
@@ -35,7 +36,7 @@ def half_score_minus_10(score: int) -> int:
 
 def modifier(score: int, ruleset: Ruleset) -> int:
     """The attribute modifier of `score` under the ruleset's scale."""
-    if ruleset["ability_modifiers"] == "half_score_minus_10":
+    if ruleset.ability_modifiers is AbilityModifiers.HALF_SCORE_MINUS_10:
         return half_score_minus_10(score)
     return odd_table(score)
 
@@ -52,7 +53,7 @@ ABILITY_DRAIN = 2
 def drain(c: CombatantView, ruleset: Ruleset) -> tuple[int, str, str] | None:
     """The points every ability score of `c` is lowered by now, with the rule and the condition; None if none
     (MOD-COND-FATIGUED, MOD-COND-EXHAUSTED: option `conditions_fatigue = mod_fixed`)."""
-    if ruleset["conditions_fatigue"] != "mod_fixed":
+    if ruleset.conditions_fatigue is not ConditionsFatigue.MOD_FIXED:
         return None
     for name, rule in DRAINING_CONDITIONS:
         if c.has(name):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from referee.checks import Modifier
 from referee.rules import abilities
 from referee.rules.context import AttackContext, AttackForm, DefenceLoss
+from referee.rules.options import AcFloor, DexLoss, TouchAc
 from referee.rules.ruleset import Ruleset
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def _assemble(
 ) -> ArmourClass:
     value = sum(m.value for m in components)
     floored = False
-    if convention == ASCENDING and ruleset["ac_floor"] == "min_1" and value < 1:
+    if convention == ASCENDING and ruleset.ac_floor is AcFloor.MIN_1 and value < 1:
         value, floored = 1, True  # ODD-AC-2: never below 1
     return ArmourClass(value, convention, tuple(components), kind, floored, deflection_uses)
 
@@ -84,7 +85,7 @@ def dex_modifier(defender: CombatantView, ruleset: Ruleset, lost: Iterable[Defen
         note = abilities.score_note(defender, "dexterity", ruleset)
         return [Modifier(mod, "ODD-AC-DEX-1", "Dex" + note)] if mod else []
     first = reasons[0]
-    if mod < 0 and ruleset["dex_loss"] == "bonus_only":
+    if mod < 0 and ruleset.dex_loss is DexLoss.BONUS_ONLY:
         # only a bonus is lost: 004 says so itself (DAC-DODGE-3); 001 and 002 by their wording ("no AC bonus
         # for Dexterity"), so the kept penalty names the rule that took the Dex away
         rule = "DAC-DODGE-3" if first.rule.startswith("DAC-") else first.rule
@@ -140,11 +141,11 @@ def ascending_components(ctx: AttackContext, lost: list[DefenceLoss]) -> list[Mo
 def touch_components(ctx: AttackContext, lost: list[DefenceLoss]) -> list[Modifier]:
     """Touch AC, option `touch_ac`: ODD-TOUCH-1 (10 + Dex + protective magic) or HR-TOUCH-1 (10 + Dex + cover)."""
     d = ctx.defender
-    variant = ctx.option("touch_ac")
-    rule = "HR-TOUCH-1" if variant == "hr_dex_cover" else "ODD-TOUCH-1"
+    variant = ctx.ruleset.touch_ac
+    rule = "HR-TOUCH-1" if variant is TouchAc.HR_DEX_COVER else "ODD-TOUCH-1"
     parts = [Modifier(10, rule, "touch: base")]
     parts.extend(dex_modifier(d, ctx.ruleset, lost))
-    if variant == "odd_dex_magic":
+    if variant is TouchAc.ODD_DEX_MAGIC:
         for item in d.spec.protection:
             parts.append(Modifier(item.enhancement, "ODD-AC-MAGIC-2", f"{item.name} (counts against touch)"))
     return parts
@@ -207,9 +208,9 @@ def armour_class(ctx: AttackContext) -> ArmourClass:
         parts, kind = grapple_components(ctx), "grapple"
     elif form is AttackForm.OVERBEAR:
         parts, kind = overbear_components(ctx), "overbear"
-    elif form is AttackForm.TOUCH and ctx.option("touch_ac") != "dac_layered":
+    elif form is AttackForm.TOUCH and ctx.ruleset.touch_ac is not TouchAc.DAC_LAYERED:
         parts, kind = touch_components(ctx, lost), "touch"
-    elif ctx.descending or (ctx.option("touch_ac") == "dac_layered" and form is AttackForm.TOUCH):
+    elif ctx.descending or (ctx.ruleset.touch_ac is TouchAc.DAC_LAYERED and form is AttackForm.TOUCH):
         from referee.rules import dac
 
         parts, kind, uses = dac.components_for_attack(ctx, lost)

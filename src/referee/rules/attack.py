@@ -18,7 +18,7 @@ from referee.dice import DiceExpr, parse_dice
 from referee.rules import abilities
 from referee.rules.armour_class import ArmourClass, armour_class
 from referee.rules.context import AttackContext, AttackForm, DefenceLoss
-from referee.rules.options import DoubleDamage
+from referee.rules.options import CriticalHits, DoubleDamage, FlankAndRear, Fumbles, NaturalRolls
 
 
 @dataclass(frozen=True)
@@ -47,29 +47,36 @@ class DamagePlan:
     none: bool = False  # touch attacks and nets do no damage themselves (HR-TOUCH-2)
 
 
+# HR-CRIT-1: a natural 20 asks for a confirmation roll; MF-CRIT-2: the damage is the maximum plus half level.
+CONFIRMED_CRITICALS = frozenset({CriticalHits.CONFIRM_16_20, CriticalHits.CONFIRM_16_20_MAX_PLUS_HALF_LEVEL})
+MAXIMUM_CRITICALS = frozenset(
+    {CriticalHits.MAX_PLUS_HALF_LEVEL, CriticalHits.CONFIRM_16_20_MAX_PLUS_HALF_LEVEL}
+)
+
+
 @dataclass(frozen=True)
 class CriticalPlan:
     """Option `critical_hits` and `fumbles` for this attack."""
 
-    critical: str = "none"
-    fumble: str = "none"
+    critical: CriticalHits = CriticalHits.NONE
+    fumble: Fumbles = Fumbles.NONE
     level: int = 0  # MF-CRIT-2 (GAP-MONSTER-LEVEL)
 
     @property
     def confirms_critical(self) -> bool:
-        return self.critical in {"confirm_16_20", "confirm_16_20_max_plus_half_level"}
+        return self.critical in CONFIRMED_CRITICALS
 
     @property
     def confirms_fumble(self) -> bool:
-        return self.fumble == "confirm_1_5"
+        return self.fumble == Fumbles.CONFIRM_1_5
 
     def may_be_critical(self, natural: int, sides: int, hit: bool) -> bool:
         """A natural top face that hits is a critical (MF-CRIT-1) or asks for confirmation (HR-CRIT-1)."""
-        return natural == sides and hit and self.critical != "none"
+        return natural == sides and hit and self.critical != CriticalHits.NONE
 
     def may_be_fumble(self, natural: int, hit: bool) -> bool:
         """A natural 1 that misses is a fumble (MF-FUMBLE-1) or asks for confirmation (HR-FUMBLE-1)."""
-        return natural == 1 and not hit and self.fumble != "none"
+        return natural == 1 and not hit and self.fumble != Fumbles.NONE
 
     @staticmethod
     def critical_confirmed(face: int) -> bool:
@@ -115,7 +122,7 @@ def plan_attack(ctx: AttackContext) -> AttackPlan:
     to_hit = tuple(m for rule in registry.TO_HIT_RULES for m in rule(ctx))
     keep = hooks.advantage(ctx)
     rs = ctx.ruleset
-    natural = _natural_rule(rs["natural_rolls"], rs["critical_hits"], rs["fumbles"])
+    natural = _natural_rule(rs.natural_rolls, rs.critical_hits, rs.fumbles)
     check = Check(
         label=f"{ctx.attacker.name} → {ctx.defender.name}",
         modifiers=to_hit,
@@ -136,22 +143,22 @@ def plan_attack(ctx: AttackContext) -> AttackPlan:
         check=check,
         armour_class=ac,
         damage=plan_damage(ctx),
-        critical=CriticalPlan(rs["critical_hits"], rs["fumbles"], ctx.attacker.spec.crit_level),
+        critical=CriticalPlan(rs.critical_hits, rs.fumbles, ctx.attacker.spec.crit_level),
         miss_chance=hooks.miss_chance(ctx),
         miss_chance_rule=hooks.miss_chance_rule(ctx),
-        miss_dice=rs["miss_chance_dice"],
+        miss_dice=rs.miss_chance_dice,
         on_hit=hooks.effects_on_hit(ctx),
         on_attempt=hooks.effects_on_attempt(ctx),
         deflection_used=hooks.deflection_spent(ctx, ac),
     )
 
 
-def _natural_rule(natural_rolls: str, critical: str, fumbles: str) -> Natural:
+def _natural_rule(natural_rolls: NaturalRolls, critical: CriticalHits, fumbles: Fumbles) -> Natural:
     """HR-NAT-1 makes 20 hit and 1 miss; MF-CRIT-1 / MF-FUMBLE-1 each make one end automatic."""
-    if natural_rolls == "auto_hit_miss":
+    if natural_rolls is NaturalRolls.AUTO_HIT_MISS:
         return Natural.AUTO_HIT_MISS
-    top = critical in {"max_plus_half_level", "confirm_16_20_max_plus_half_level"}
-    bottom = fumbles == "free_attack_or_ally_reroll"
+    top = critical in MAXIMUM_CRITICALS
+    bottom = fumbles is Fumbles.FREE_ATTACK_OR_ALLY_REROLL
     if top and bottom:
         return Natural.AUTO_HIT_MISS
     if top:
@@ -175,7 +182,7 @@ def double_damage(ctx: AttackContext, plan: DamagePlan, rule: str) -> DamagePlan
     """Double damage (HR-CHARGE-4, MF-AIR-4) as option `double_damage` reads it: the whole damage counts
     twice (`total`, the texts' words, the default) or the damage dice are doubled, modifiers once (`dice`)."""
     doubled_by = (*plan.doubled_by, rule)
-    if ctx.ruleset["double_damage"] is DoubleDamage.DICE:
+    if ctx.ruleset.double_damage is DoubleDamage.DICE:
         return replace(plan, dice_multiplier=plan.dice_multiplier * 2, doubled_by=doubled_by)
     return replace(plan, total_multiplier=plan.total_multiplier * 2, doubled_by=doubled_by)
 
@@ -197,8 +204,9 @@ def basic_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
     bonus = ctx.attacker.spec.attack_bonus
     if not bonus:
         return
-    if ctx.form in {AttackForm.GRAPPLE, AttackForm.PUMMEL, AttackForm.OVERBEAR} and not ctx.ruleset.is_on(
-        "grapple_adds_bth"
+    if (
+        ctx.form in {AttackForm.GRAPPLE, AttackForm.PUMMEL, AttackForm.OVERBEAR}
+        and not ctx.ruleset.grapple_adds_bth
     ):
         return
     rule = "ODD-BTH-2" if ctx.attacker.spec.is_monster else "ODD-BTH-1"
@@ -292,7 +300,7 @@ def odd_dex_losses(ctx: AttackContext) -> Iterator[DefenceLoss]:
         if d.has(name):
             yield DefenceLoss("dex", "ODD-AC-DEX-2", name)
             break
-    if ctx.situation.has("rear") and ctx.option("flank_and_rear") == "odd_dex_only":
+    if ctx.situation.has("rear") and ctx.ruleset.flank_and_rear is FlankAndRear.ODD_DEX_ONLY:
         yield DefenceLoss("dex", "ODD-AC-DEX-2", "attacked from the rear")
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from referee.checks import Modifier
 from referee.dice import DiceSource, parse_dice, roll
-from referee.rules.attack import AttackPlan, CriticalPlan, critical_bonus
+from referee.rules.attack import MAXIMUM_CRITICALS, AttackPlan, CriticalPlan, critical_bonus
+from referee.rules.options import CriticalHits, MissChanceDice
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def miss_chance_roll(percent: int, miss_dice: str, dice: DiceSource) -> bool:
 
 def miss_chance_die(percent: int, miss_dice: str) -> tuple[int, int]:
     """The miss-chance die and the highest face that turns a hit into a miss (MF-VIS-5, X-11)."""
-    if miss_dice == "d6":
+    if miss_dice == MissChanceDice.D6:
         return 6, round(percent * 6 / 100)
     return 100, percent
 
@@ -84,7 +85,7 @@ def miss_chance_die(percent: int, miss_dice: str) -> tuple[int, int]:
 def damage_expression(plan: AttackPlan, critical: bool) -> tuple[str, int]:
     """The dice to roll for a hit and how many times the dice count (backstab, doubled criticals)."""
     factor = plan.damage.dice_multiplier
-    if critical and plan.critical.critical == "confirm_16_20":
+    if critical and plan.critical.critical == CriticalHits.CONFIRM_16_20:
         factor *= 2  # GAP-CRIT-002: a confirmed critical rolls the damage dice twice
     return plan.damage.dice.text, factor
 
@@ -109,10 +110,8 @@ def damage_recipe(plan: AttackPlan, critical: bool) -> tuple[str, bool, tuple[Mo
     (MF-CRIT-2, HR-HELPLESS-2), and the modifiers. Pure."""
     mods = list(plan.damage.modifiers)
     text, factor = damage_expression(plan, critical)
-    maximise = plan.damage.maximise or (
-        critical and plan.critical.critical in {"max_plus_half_level", "confirm_16_20_max_plus_half_level"}
-    )
-    if maximise and critical and plan.critical.critical != "confirm_16_20":
+    maximise = plan.damage.maximise or (critical and plan.critical.critical in MAXIMUM_CRITICALS)
+    if maximise and critical and plan.critical.critical != CriticalHits.CONFIRM_16_20:
         mods.append(critical_bonus(plan.critical.level))
     return scaled_dice(text, factor), maximise, tuple(mods)
 
@@ -141,7 +140,7 @@ def roll_damage(
 def damage_rule_id(plan: AttackPlan, outcome: AttackOutcome) -> str:
     """The rule behind a hit's damage: MF-CRIT-2 (maximum + half level), GAP-CRIT-002 (doubled dice of a
     confirmed 002 critical, HR-CRIT-1), HR-HELPLESS-2 (maximum against the helpless) or ODD-ATK-2."""
-    if outcome.critical and "max" in plan.critical.critical:
+    if outcome.critical and plan.critical.critical in MAXIMUM_CRITICALS:
         return "MF-CRIT-2"
     if outcome.critical:
         return "HR-CRIT-1"

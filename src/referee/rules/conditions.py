@@ -28,6 +28,17 @@ from typing import TYPE_CHECKING
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
 from referee.rules.context import AttackContext, DefenceLoss
+from referee.rules.options import (
+    Blindness,
+    ConditionsFatigue,
+    FlankAndRear,
+    GrappleState,
+    HelplessTargets,
+    Invisibility,
+    OptionValue,
+    Prone,
+    Stunned,
+)
 from referee.rules.ruleset import Ruleset
 from referee.rules.view import CombatantView, FightView
 
@@ -41,7 +52,7 @@ class ConditionEffect:
     """One condition's mechanics (MOD-GEN-1: to-hit, AC and saves kept apart)."""
 
     rule: str
-    option: tuple[str, str] | None = None  # (option, variant) it needs; None = every ruleset
+    option: OptionValue | None = None  # the variant of its option it needs; None = every ruleset
     attackers: int = 0  # to-hit of anyone attacking it
     melee_attackers: int = 0  # ... in melee only
     missile_attackers: int = 0  # ... with missiles only
@@ -60,7 +71,7 @@ class ConditionEffect:
 
 _COUP = "coup"
 CONDITION_TABLE: dict[str, ConditionEffect] = {
-    "blind": ConditionEffect("MOD-COND-BLIND-1", ("blindness", "mod"), own_to_hit=-4, saves=-4, ac_worse=4),
+    "blind": ConditionEffect("MOD-COND-BLIND-1", Blindness.MOD, own_to_hit=-4, saves=-4, ac_worse=4),
     "bound": ConditionEffect("MOD-COND-BOUND", attackers=4, loses="both", immobile=True),
     "casting": ConditionEffect("MOD-COND-CASTING", attackers=4, loses="both"),
     "climbing": ConditionEffect("MOD-COND-CLIMB-1", own_to_hit=-2, own_damage=-2, loses="dex"),
@@ -70,32 +81,32 @@ CONDITION_TABLE: dict[str, ConditionEffect] = {
     "overloaded": ConditionEffect("MOD-COND-ENC-3", attackers=2, delay="6", note="cannot trot or charge"),
     "entangled": ConditionEffect("MOD-COND-ENTANGLED", attackers=4, loses="both", immobile=True),
     "exhausted": ConditionEffect(
-        "MOD-COND-EXHAUSTED", ("conditions_fatigue", "mod_fixed"),
+        "MOD-COND-EXHAUSTED", ConditionsFatigue.MOD_FIXED,
         own_to_hit=-2, own_damage=-2, saves=-2, actions="defend", note="abilities -2",
     ),
     "fatigued": ConditionEffect(
-        "MOD-COND-FATIGUED", ("conditions_fatigue", "mod_fixed"),
+        "MOD-COND-FATIGUED", ConditionsFatigue.MOD_FIXED,
         own_to_hit=-2, own_damage=-2, saves=-2, note="abilities -2",
     ),
     "grappled": ConditionEffect(
-        "MOD-COND-GRAPPLED-1", ("grapple_state", "mod_grappled_plus_4"),
+        "MOD-COND-GRAPPLED-1", GrappleState.MOD_GRAPPLED_PLUS_4,
         attackers=4, outsiders_only=True, loses="both",
     ),
     "grappling": ConditionEffect(
-        "MOD-COND-GRAPPLED-1", ("grapple_state", "mod_grappled_plus_4"),
+        "MOD-COND-GRAPPLED-1", GrappleState.MOD_GRAPPLED_PLUS_4,
         attackers=4, outsiders_only=True, loses="both",
     ),
     "held": ConditionEffect("MOD-COND-HELD", actions="mental", immobile=True, helpless=_COUP),
     "intoxicated_slight": ConditionEffect("MOD-COND-INTOX", own_to_hit=0),
     "intoxicated_moderate": ConditionEffect("MOD-COND-INTOX", own_to_hit=-1),
     "intoxicated_great": ConditionEffect("MOD-COND-INTOX", own_to_hit=-5),
-    "invisible": ConditionEffect("MOD-COND-INVIS-2", ("invisibility", "mod_minus_4"), attackers=-4, saves=4),
+    "invisible": ConditionEffect("MOD-COND-INVIS-2", Invisibility.MOD_MINUS_4, attackers=-4, saves=4),
     "nauseated": ConditionEffect("MOD-COND-NAUSEA", actions="none"),
     "off_balance": ConditionEffect("MOD-COND-OFFBAL", attackers=2),
     "paralyzed": ConditionEffect("MOD-COND-PARA-2", actions="mental", immobile=True, helpless=_COUP),
     "paralyzed_fear": ConditionEffect("MOD-COND-PARA-1", actions="none", immobile=True, helpless=_COUP),
     "prone": ConditionEffect(
-        "MOD-COND-PRONE", ("prone", "mod_melee_plus4_missile_minus2"),
+        "MOD-COND-PRONE", Prone.MOD_MELEE_PLUS4_MISSILE_MINUS2,
         melee_attackers=4, missile_attackers=-2, loses="both",
     ),
     "sleeping": ConditionEffect("MOD-COND-SLEEP-M", actions="none", immobile=True, helpless=_COUP),
@@ -104,7 +115,7 @@ CONDITION_TABLE: dict[str, ConditionEffect] = {
     ),
     "slowed": ConditionEffect("MOD-COND-SLOWED", attackers=4, actions="half", note="half move"),
     "stunned": ConditionEffect(
-        "MOD-COND-STUN-1", ("stunned", "mod_plus_4"), attackers=4, loses="both", actions="none", immobile=True
+        "MOD-COND-STUN-1", Stunned.MOD_PLUS_4, attackers=4, loses="both", actions="none", immobile=True
     ),
     "unconscious": ConditionEffect("MOD-COND-UNCON", actions="none", immobile=True, helpless=_COUP),
 }  # fmt: skip
@@ -120,7 +131,7 @@ def effect(name: str, ruleset: Ruleset) -> ConditionEffect | None:
     row = CONDITION_TABLE.get(name)
     if row is None:
         return None
-    if row.option is not None and ruleset[row.option[0]] != row.option[1]:
+    if row.option is not None and not ruleset.uses(row.option):
         return None
     return row
 
@@ -134,7 +145,7 @@ def effects_on(c: CombatantView, ruleset: Ruleset) -> Iterator[tuple[str, Condit
 
 def helpless_numbers(ctx: AttackContext) -> bool:
     """MOD-HELPLESS-MELEE / -MISSILE numbers apply only under `helpless_targets = mod_coup_de_grace`."""
-    return ctx.option("helpless_targets") == "mod_coup_de_grace"
+    return ctx.ruleset.helpless_targets is HelplessTargets.MOD_COUP_DE_GRACE
 
 
 def helpless_kind(c: CombatantView, ruleset: Ruleset) -> tuple[str, str] | None:
@@ -179,7 +190,7 @@ def is_outsider(ctx: AttackContext) -> bool:
 
 
 def position_rules(ctx: AttackContext) -> bool:
-    return ctx.option("flank_and_rear") == "mod"
+    return ctx.ruleset.flank_and_rear is FlankAndRear.MOD
 
 
 def backstab_multiplier(level: int) -> int:
@@ -385,7 +396,7 @@ def invisible_allowed(ctx: AttackContext) -> None:
     """MOD-COND-INVIS-1: an invisible creature can be attacked only while it attacks (it attacked this
     attacker this round, or flag `attacking`) or once detected (flag `detected`); MOD-COND-INVIS-3:
     never from flank or rear unless the attacker can see it (flag `sees`)."""
-    if ctx.option("invisibility") != "mod_minus_4" or not ctx.defender.has("invisible"):
+    if ctx.ruleset.invisibility is not Invisibility.MOD_MINUS_4 or not ctx.defender.has("invisible"):
         return
     s = ctx.situation
     found = s.has("detected") or s.has("attacking") or ctx.defender.name in ctx.attacker.attackers_this_round
@@ -403,7 +414,7 @@ def blind_spell_allowed(caster: CombatantView, spell_delivery: str, ruleset: Rul
     """MOD-COND-BLIND-2: a blind caster may cast area and touch spells, not spells with a chosen target."""
     if spell_delivery not in {"area", "touch", "target"}:
         raise IllegalActionError(f"spell delivery {spell_delivery!r} is not one of: area, touch, target")
-    if caster.has("blind") and ruleset["blindness"] == "mod" and spell_delivery == "target":
+    if caster.has("blind") and ruleset.blindness is Blindness.MOD and spell_delivery == "target":
         raise IllegalActionError(
             f"{caster.name} is blind and cannot cast a targeted spell (MOD-COND-BLIND-2)"
         )
@@ -458,7 +469,7 @@ def condition_delays(state: FightView, c: CombatantView) -> list[tuple[str, str,
     round's segment (MOD-COND-STUN-2)."""
     out = [(row.delay, row.rule, name) for name, row in effects_on(c, state.setup.ruleset) if row.delay]
     stun = c.conditions.get("stunned")
-    if stun is not None and "ends_segment" in stun.data and state.setup.ruleset["stunned"] == "mod_plus_4":
+    if stun is not None and "ends_segment" in stun.data and state.setup.ruleset.stunned is Stunned.MOD_PLUS_4:
         out.append((f"{int(stun.data['ends_segment'])}+1d6", "MOD-COND-STUN-2", "stunned into this round"))
     return out
 

@@ -23,6 +23,7 @@ from enum import StrEnum
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
 from referee.model import Weapon, WeaponKind
+from referee.rules.options import ArmourClass
 from referee.rules.ruleset import Ruleset
 from referee.rules.view import CombatantView, FightView
 from referee.vocabulary import CONCEALMENT_DEGREES as CONCEALMENT_DEGREES
@@ -125,7 +126,7 @@ class AttackContext:
 
     @property
     def descending(self) -> bool:
-        return self.ruleset["armour_class"] == "descending"
+        return self.ruleset.armour_class is ArmourClass.DESCENDING
 
     def option(self, name: str) -> str:
         return self.ruleset[name]

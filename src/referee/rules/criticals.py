@@ -23,6 +23,7 @@ from referee.errors import IllegalActionError
 from referee.rules import abilities
 from referee.rules.initiative import longest_reach
 from referee.rules.movement import grid_distance
+from referee.rules.options import FlankAndRear, Fumbles, ModifierStacking, Prone, SituationalScale, Surprise
 
 if TYPE_CHECKING:
     from referee.rules import hooks
@@ -83,7 +84,7 @@ def fumble_save_check(ctx: AttackContext) -> Check | None:
 def fumble_has_effects(ctx: AttackContext) -> bool:
     """MF-FUMBLE-2/3 apply under `fumbles = free_attack_or_ally_reroll`; a fumbled free attack has no
     further fumble effect (it would never end on scripted dice)."""
-    return ctx.option("fumbles") == "free_attack_or_ally_reroll" and not ctx.free_attack
+    return ctx.ruleset.fumbles is Fumbles.FREE_ATTACK_OR_ALLY_REROLL and not ctx.free_attack
 
 
 def fumble_gives_free_attack(ctx: AttackContext) -> bool:
@@ -143,19 +144,19 @@ def is_knockout(ctx: AttackContext) -> bool:
 
 def knockout_allowed(ctx: AttackContext) -> None:
     """MF-KO-1 is an option (`knockout`): without it no knock-out attempt can be declared."""
-    if is_knockout(ctx) and not ctx.ruleset.is_on("knockout"):
+    if is_knockout(ctx) and not ctx.ruleset.knockout:
         raise IllegalActionError("knock-out attempts need the option knockout: on (MF-KO-1)")
 
 
 def knockout_penalty(ctx: AttackContext) -> Iterator[Modifier]:
     """MF-KO-1: a knock-out attempt takes -2 to hit."""
-    if is_knockout(ctx) and ctx.ruleset.is_on("knockout"):
+    if is_knockout(ctx) and ctx.ruleset.knockout:
         yield Modifier(-2, "MF-KO-1", "knock-out attempt")
 
 
 def knockout_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     """MF-KO-1: if the attempt brings the target to 0 it is unconscious, alive, at 0 (interpretation)."""
-    if is_knockout(ctx) and ctx.ruleset.is_on("knockout"):
+    if is_knockout(ctx) and ctx.ruleset.knockout:
         return replace(plan, knockout=True)
     return plan
 
@@ -166,7 +167,7 @@ def knockout_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
 def ambusher_advantage(ctx: AttackContext) -> Iterator[hooks.Lean]:
     """MF-SURP-1 / MF-SURP-2: under `surprise = bonus_round_with_advantage` the bonus round is 000's
     free round (GAP-INIT-003); an attack in it is the ambusher's first, made with advantage (GAP-ADV)."""
-    if ctx.option("surprise") != "bonus_round_with_advantage" or ctx.free_attack:
+    if ctx.ruleset.surprise is not Surprise.BONUS_ROUND_WITH_ADVANTAGE or ctx.free_attack:
         return
     if ctx.state.free_round and not ctx.attacker.surprised:
         yield (1, "MF-SURP-2", "ambusher's first attack")
@@ -177,13 +178,13 @@ def ambusher_advantage(ctx: AttackContext) -> Iterator[hooks.Lean]:
 
 def flanking(ctx: AttackContext) -> Iterator[Modifier]:
     """MF-POS-1: +1 to hit when flanking (an ally on the opposite side; the referee's `flank` flag)."""
-    if ctx.option("flank_and_rear") == "mf_plus_1" and ctx.situation.has("flank"):
+    if ctx.ruleset.flank_and_rear is FlankAndRear.MF_PLUS_1 and ctx.situation.has("flank"):
         yield Modifier(1, "MF-POS-1", "flanking")
 
 
 def prone_positions(ctx: AttackContext) -> Iterator[Modifier]:
     """MF-POS-2: +2 against a prone target. MF-POS-3: -2 attacking while prone or kneeling."""
-    if ctx.option("prone") != "mf_plus_2":
+    if ctx.ruleset.prone is not Prone.MF_PLUS_2:
         return
     if ctx.defender.has("prone"):
         yield Modifier(2, "MF-POS-2", "target prone")
@@ -197,7 +198,7 @@ def prone_positions(ctx: AttackContext) -> Iterator[Modifier]:
 def referee_scale(ctx: AttackContext) -> None:
     """MF-OTHER-1 (`situational_scale = mf_plus_minus_1`): each nebulous factor is worth +1 or -1.
     Under `odd_easy_difficult_heroic` (ODD-SIT-2) any size is allowed."""
-    if ctx.option("situational_scale") != "mf_plus_minus_1":
+    if ctx.ruleset.situational_scale is not SituationalScale.MF_PLUS_MINUS_1:
         return
     for m in ctx.situation.modifiers:
         if abs(m.value) > 1:
@@ -211,7 +212,8 @@ def referee_stacking(ctx: AttackContext) -> Iterator[Modifier]:
     """MF-OTHER-2 (`modifier_stacking = referee_decides`): the referee may rule that its modifiers do
     not stack (situation flag `no_stacking`): then only the largest bonus and the largest penalty count,
     and each dropped one is cancelled by an explained modifier. `cumulative` (ODD-SIT-3): all add."""
-    if ctx.option("modifier_stacking") != "referee_decides" or not ctx.situation.has("no_stacking"):
+    stacking = ctx.ruleset.modifier_stacking
+    if stacking is not ModifierStacking.REFEREE_DECIDES or not ctx.situation.has("no_stacking"):
         return
     bonuses = sorted((m for m in ctx.situation.modifiers if m.value > 0), key=lambda m: -m.value)
     penalties = sorted((m for m in ctx.situation.modifiers if m.value < 0), key=lambda m: m.value)

@@ -34,6 +34,8 @@ from referee.checks import Modifier
 from referee.model import ArmourSpec, Combatant, ShieldSpec
 from referee.rules import abilities
 from referee.rules.context import AttackContext, AttackForm, DefenceLoss
+from referee.rules.options import ArmourClass as ArmourClassOption  # not armour_class.ArmourClass
+from referee.rules.options import DacTouchEnhancement, DexLoss, InvisibleAttacker, Shields
 from referee.rules.ruleset import Ruleset
 from referee.vocabulary import parse_defence_tag as parse_defence_tag
 from referee.vocabulary import roman as roman
@@ -200,7 +202,7 @@ def dodge_parts(kit: Kit, ruleset: Ruleset, worn_type: str, flatfooted: bool) ->
     if raw == 0:
         return []
     if raw < 0:
-        if flatfooted and ruleset["dex_loss"] != "bonus_only":
+        if flatfooted and ruleset.dex_loss is not DexLoss.BONUS_ONLY:
             return [
                 Modifier(0, "DAC-DODGE-4", f"flatfooted: Dodge {raw} dropped (dex_loss = whole_modifier)")
             ]
@@ -262,7 +264,7 @@ def enhancement_parts(kit: Kit, ruleset: Ruleset, touch: bool) -> list[Modifier]
     sources += [(s.enhancement, s.name, False) for s in kit.shields() if s.enhancement]
     sources += [(p.enhancement, p.name, False) for p in kit.spec.protection if p.enhancement]
     parts: list[Modifier] = []
-    if touch and ruleset["dac_touch_enhancement"] == "exclude_armour":
+    if touch and ruleset.dac_touch_enhancement is DacTouchEnhancement.EXCLUDE_ARMOUR:
         for value, name, _ in [s for s in sources if s[2]]:
             parts.append(Modifier(0, "DAC-ENH-3", f"{name} +{value} ignored with the armour (X-2)"))
         sources = [s for s in sources if not s[2]]
@@ -349,7 +351,7 @@ def armour_classes(who: Combatant | CombatantView, ruleset: Ruleset) -> FourACs:
         "touch": layered_components(kit, ruleset, touch=True, deflecting=first),
         "flatfooted_touch": layered_components(kit, ruleset, flatfooted=True, touch=True),
     }
-    descending = ruleset["armour_class"] == "descending"
+    descending = ruleset.armour_class is ArmourClassOption.DESCENDING
     if not descending:
         built = {kind: to_descending(parts) for kind, parts in built.items()}  # the map is its own inverse
     values = {kind: sum(m.value for m in parts) for kind, parts in built.items()}
@@ -405,7 +407,7 @@ def _deflection_for_attack(
     shield_loss = next((loss for loss in lost if loss.shield), None)
     if shield_loss is not None:
         return [], [Modifier(0, shield_loss.rule, f"no shield: {shield_loss.reason}")], 0
-    if ctx.option("shields") == "odd_attacker_count":
+    if ctx.ruleset.shields is Shields.ODD_ATTACKER_COUNT:
         from referee.rules.armour_class import shield_usable_odd
 
         if shield_usable_odd(ctx):
@@ -471,7 +473,7 @@ def defence_tags(ctx: AttackContext) -> Iterator[Modifier]:
 def invisible_attacker(ctx: AttackContext) -> bool:
     """`invisible_attacker = dac_flatfooted_minus_4`, and the defender does not see the attacker."""
     return (
-        ctx.option("invisible_attacker") == "dac_flatfooted_minus_4"
+        ctx.ruleset.invisible_attacker is InvisibleAttacker.DAC_FLATFOOTED_MINUS_4
         and ctx.attacker.has("invisible")
         and not ctx.situation.has("sees")
     )

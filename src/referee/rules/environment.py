@@ -27,6 +27,14 @@ from referee.errors import IllegalActionError
 from referee.model import Combatant, DamageType, WeaponKind
 from referee.rules import memo
 from referee.rules.context import AttackContext, DefenceLoss
+from referee.rules.options import (
+    Concealment,
+    Cover,
+    HigherGround,
+    Invisibility,
+    InvisibleAttacker,
+    Underwater,
+)
 from referee.rules.ruleset import Ruleset
 from referee.rules.view import CombatantView, FightView
 from referee.vocabulary import DEPTHS as DEPTHS
@@ -81,14 +89,14 @@ def cover_and_concealment_ac(ctx: AttackContext) -> Iterator[Modifier]:
     """GAP-001-COVER values for MOD-COVER-25 to MOD-COVER-90 (cover; concealment to AC only, MOD-COVER-1);
     MF-COVER-1 / MF-COVER-2: half +2, three-quarters +4."""
     cover = ctx.situation.cover
-    variant = ctx.option("cover")
-    if variant == "mod_percent" and cover in MOD_COVER:
+    variant = ctx.ruleset.cover
+    if variant is Cover.MOD_PERCENT and cover in MOD_COVER:
         value, rule = MOD_COVER[cover]
         yield Modifier(value, rule, f"{cover} cover (GAP-001-COVER)")
-    elif variant == "mf_half_three_quarters" and cover in MF_COVER:
+    elif variant is Cover.MF_HALF_THREE_QUARTERS and cover in MF_COVER:
         value, rule = MF_COVER[cover]
         yield Modifier(value, rule, f"{cover} cover")
-    if ctx.option("concealment") == "mod_percent_ac":
+    if ctx.ruleset.concealment is Concealment.MOD_PERCENT_AC:
         conceal = concealment_of(ctx)
         if conceal in MOD_CONCEALMENT:
             value, rule = MOD_CONCEALMENT[conceal]
@@ -98,7 +106,7 @@ def cover_and_concealment_ac(ctx: AttackContext) -> Iterator[Modifier]:
 
 def full_concealment_is_invisible(ctx: AttackContext) -> bool:
     """MOD-FOG-1: 100% concealment is invisibility (then MOD-COND-INVIS-1 / -2 apply)."""
-    return ctx.option("concealment") == "mod_percent_ac" and concealment_of(ctx) == "full"
+    return ctx.ruleset.concealment is Concealment.MOD_PERCENT_AC and concealment_of(ctx) == "full"
 
 
 def unseen_in_fog(ctx: AttackContext) -> Iterator[Modifier]:
@@ -111,8 +119,8 @@ def cover_allowed(ctx: AttackContext) -> None:
     """MF-COVER-3: full cover cannot be attacked directly unless bypassed (flag `bypass_cover`);
     MOD-FOG-1 / MOD-COND-INVIS-1: a target invisible in fog only once detected."""
     full = ctx.situation.cover == "full" and not ctx.situation.has("bypass_cover")
-    if full and ctx.option("cover") in {"mf_half_three_quarters", "mod_percent"}:
-        rule = "MF-COVER-3" if ctx.option("cover") == "mf_half_three_quarters" else "MOD-COVER-1"
+    if full and ctx.ruleset.cover in {Cover.MF_HALF_THREE_QUARTERS, Cover.MOD_PERCENT}:
+        rule = "MF-COVER-3" if ctx.ruleset.cover is Cover.MF_HALF_THREE_QUARTERS else "MOD-COVER-1"
         raise IllegalActionError(
             f"{ctx.defender.name} is fully covered and cannot be attacked directly ({rule})"
         )
@@ -137,13 +145,13 @@ def unseen_kind(ctx: AttackContext) -> int:
     """0, 33 (very hard to see, MF-VIS-1) or 66 (not seen at all, MF-VIS-2) under the mf options."""
     s = ctx.situation
     chance = 0
-    if ctx.option("concealment") == "mf_miss_chance":
+    if ctx.ruleset.concealment is Concealment.MF_MISS_CHANCE:
         conceal = concealment_of(ctx)
         if conceal == "full" or s.has("unseen"):
             chance = 66
         elif conceal in {"half", "three_quarters"} or s.has("hard_to_see"):
             chance = 33
-    if ctx.option("invisibility") == "mf_miss_chance" and ctx.defender.has("invisible"):
+    if ctx.ruleset.invisibility is Invisibility.MF_MISS_CHANCE and ctx.defender.has("invisible"):
         chance = 66
     return chance
 
@@ -168,14 +176,14 @@ def visibility_allowed(ctx: AttackContext) -> None:
 
 def invisible_attacker_advantage(ctx: AttackContext) -> Iterator[hooks.Lean]:
     """MF-VIS-6: an invisible attacker rolls with advantage (`invisible_attacker = mf_advantage`)."""
-    if ctx.option("invisible_attacker") == "mf_advantage" and ctx.attacker.has("invisible"):
+    if ctx.ruleset.invisible_attacker is InvisibleAttacker.MF_ADVANTAGE and ctx.attacker.has("invisible"):
         yield (1, "MF-VIS-6", "invisible attacker")
 
 
 def invisible_attacker_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """ODD-AC-DEX-2 (`invisible_attacker = odd_dex_lost`): unaware of an invisible attacker, no Dex."""
     unseen = ctx.attacker.has("invisible") and not ctx.situation.has("sees")
-    if ctx.option("invisible_attacker") == "odd_dex_lost" and unseen:
+    if ctx.ruleset.invisible_attacker is InvisibleAttacker.ODD_DEX_LOST and unseen:
         yield DefenceLoss("dex", "ODD-AC-DEX-2", "cannot see the invisible attacker")
 
 
@@ -189,13 +197,13 @@ def higher_ground(ctx: AttackContext) -> Iterator[Modifier]:
     sign = 1 if s.has("higher") else (-1 if s.has("lower") else 0)
     if not sign:
         return
-    variant = ctx.option("higher_ground")
-    if variant == "mod_cliff_2_slope_1":
+    variant = ctx.ruleset.higher_ground
+    if variant is HigherGround.MOD_CLIFF_2_SLOPE_1:
         if s.has("slope"):
             yield Modifier(sign, "MOD-HIGH-2", "higher on a slope" if sign > 0 else "lower on a slope")
         else:
             yield Modifier(2 * sign, "MOD-HIGH-1", "higher on a cliff" if sign > 0 else "lower on a cliff")
-    elif variant == "mf_nebulous_1":
+    elif variant is HigherGround.MF_NEBULOUS_1:
         yield Modifier(sign, "MF-OTHER-1", "high ground" if sign > 0 else "low ground")
 
 
@@ -246,7 +254,7 @@ def water_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
     e = env(ctx.state)
     d = ctx.defender.spec
     if e.underwater:
-        if ctx.option("underwater") == "mod_penalties" and swimmer_kind(d) == "non-native":
+        if ctx.ruleset.underwater is Underwater.MOD_PENALTIES and swimmer_kind(d) == "non-native":
             yield DefenceLoss("dex", "MOD-UW-5", "underwater, not a swimmer")
         return
     if e.depth_of(d.name) != "none" and not d.aquatic:
@@ -275,11 +283,11 @@ UW_PENALTY = {"aquatic": (0, "MOD-UW-7"), "native": (2, "MOD-UW-6"), "non-native
 
 
 def underwater_mod(ctx: AttackContext) -> bool:
-    return env(ctx.state).underwater and ctx.option("underwater") == "mod_penalties"
+    return env(ctx.state).underwater and ctx.ruleset.underwater is Underwater.MOD_PENALTIES
 
 
 def underwater_mf(ctx: AttackContext) -> bool:
-    return env(ctx.state).underwater and ctx.option("underwater") == "mf_weapon_types"
+    return env(ctx.state).underwater and ctx.ruleset.underwater is Underwater.MF_WEAPON_TYPES
 
 
 def underwater_to_hit(ctx: AttackContext) -> Iterator[Modifier]:
@@ -346,7 +354,7 @@ def arrows_spent(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
 
 def underwater_move(c: Combatant, ruleset: Ruleset, underwater: bool) -> int:
     """MOD-UW-2: non-native swimmers move at 1/3 of their rate underwater (fractions dropped)."""
-    if underwater and ruleset["underwater"] == "mod_penalties" and swimmer_kind(c) == "non-native":
+    if underwater and ruleset.underwater is Underwater.MOD_PENALTIES and swimmer_kind(c) == "non-native":
         return c.move // 3
     return c.move
 
@@ -354,7 +362,7 @@ def underwater_move(c: Combatant, ruleset: Ruleset, underwater: bool) -> int:
 def underwater_delay(state: FightView, c: CombatantView) -> list[tuple[str, str, str]]:
     """MOD-UW-3: non-native swimmers underwater act each round only after 1d6 segments."""
     e = env(state)
-    mod = state.setup.ruleset["underwater"] == "mod_penalties"
+    mod = state.setup.ruleset.underwater is Underwater.MOD_PENALTIES
     if e.underwater and mod and swimmer_kind(c.spec) == "non-native":
         return [("1d6", "MOD-UW-3", "underwater")]
     return []
@@ -387,7 +395,7 @@ def aerial_charge(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     """MF-AIR-4 (`aerial_surprise_charge`): a flyer's charge deals double damage to a surprised target, read
     as option `double_damage` says (the whole damage ×2 by default, or the dice ×2)."""
     flyer = ctx.charge and ctx.attacker.has("flying") and ctx.defender.surprised
-    if ctx.ruleset.is_on("aerial_surprise_charge") and flyer:
+    if ctx.ruleset.aerial_surprise_charge and flyer:
         from referee.rules.attack import double_damage  # attack.py imports this module's neighbours
 
         return double_damage(ctx, plan, "MF-AIR-4")
@@ -396,7 +404,7 @@ def aerial_charge(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
 
 def may_attack_mid_move(c: CombatantView, ruleset: Ruleset, one_direction: bool) -> bool:
     """MF-AIR-2 (`aerial_mid_move`): a flyer may attack part way through a move in a single direction."""
-    return ruleset.is_on("aerial_mid_move") and c.has("flying") and one_direction
+    return ruleset.aerial_mid_move and c.has("flying") and one_direction
 
 
 def skirmishes(c: CombatantView) -> bool:
@@ -409,6 +417,9 @@ def underwater_rate(c: CombatantView) -> tuple[Fraction, str, str] | None:
     """MOD-UW-2: a non-native swimmer moves at a third of its rate underwater (fractions dropped)."""
     if c.fight is None or not env(c.fight).underwater:
         return None
-    if c.fight.setup.ruleset["underwater"] != "mod_penalties" or swimmer_kind(c.spec) != "non-native":
+    if (
+        c.fight.setup.ruleset.underwater is not Underwater.MOD_PENALTIES
+        or swimmer_kind(c.spec) != "non-native"
+    ):
         return None
     return Fraction(1, 3), "MOD-UW-2", "underwater, not a native swimmer"

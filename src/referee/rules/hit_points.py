@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from referee.dice import DiceSource, roll
 from referee.model import Combatant
+from referee.rules.options import ZeroHp
 from referee.rules.ruleset import Ruleset
 
 ACTIVE = "active"
@@ -34,7 +35,7 @@ def status_after_damage(
     if hp_after <= 0:
         if knockout:
             return UNCONSCIOUS
-        if ruleset["zero_hp"] == "die_at_zero" or is_monster:
+        if ruleset.zero_hp is ZeroHp.DIE_AT_ZERO or is_monster:
             return DEAD
         return DEAD if hp_after <= -10 else UNCONSCIOUS
     if subdual_after >= hp_after:

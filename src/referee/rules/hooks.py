@@ -114,7 +114,7 @@ def adjust_damage(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     from referee.rules import registry  # lists the rules of modules that import this one
 
     if ctx.form in {AttackForm.PUMMEL, AttackForm.OVERBEAR}:
-        plan = replace(plan, subdual=ctx.ruleset.is_on("subdual"))
+        plan = replace(plan, subdual=ctx.ruleset.subdual)
     if ctx.form in {AttackForm.GRAPPLE, AttackForm.TOUCH} or plan.dice.maximum <= 0:
         plan = replace(plan, none=True, minimum=0)
     for rule in [*registry.DAMAGE_PLAN_RULES, *registry.FINAL_DAMAGE_PLAN_RULES]:

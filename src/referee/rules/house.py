@@ -19,6 +19,7 @@ from referee.rules import abilities, movement
 from referee.rules.attack import Effect, double_damage, plan_attack
 from referee.rules.context import AttackContext, AttackForm, DefenceLoss
 from referee.rules.criticals import in_melee
+from referee.rules.options import Charge, HelplessTargets, MissilesIntoMelee, MoveAndAttack, Prone
 from referee.rules.ruleset import Ruleset
 from referee.rules.view import CombatantView
 from referee.rules.vocabulary import HELPLESS
@@ -59,7 +60,11 @@ def moved_feet(c: CombatantView) -> int:
 
 def half_move_attack(ctx: AttackContext) -> None:
     """HR-MOVE-1: up to half the movement rate and still attack. HR-MOVE-2: any movement leaves one attack."""
-    if ctx.option("move_and_attack") != "half_move_single_attack" or ctx.free_attack or ctx.charge:
+    if (
+        ctx.ruleset.move_and_attack is not MoveAndAttack.HALF_MOVE_SINGLE_ATTACK
+        or ctx.free_attack
+        or ctx.charge
+    ):
         return
     me = ctx.attacker
     moved = moved_feet(me)
@@ -75,7 +80,7 @@ def half_move_attack(ctx: AttackContext) -> None:
 
 def attacks_allowed(ruleset: Ruleset, c: CombatantView, attacks: int) -> int:
     """HR-MOVE-2: a combatant that moves this round makes one attack, whatever its weapons or skills give."""
-    if ruleset["move_and_attack"] == "half_move_single_attack" and moved_feet(c) > 0:
+    if ruleset.move_and_attack is MoveAndAttack.HALF_MOVE_SINGLE_ATTACK and moved_feet(c) > 0:
         return min(1, attacks)
     return attacks
 
@@ -91,7 +96,7 @@ def attacks_allowed(ruleset: Ruleset, c: CombatantView, attacks: int) -> int:
 
 
 def hr_charge(ctx: AttackContext) -> bool:
-    return ctx.charge and ctx.option("charge") == "hr_to_hit_bonus"
+    return ctx.charge and ctx.ruleset.charge is Charge.HR_TO_HIT_BONUS
 
 
 def charge_allowed(ctx: AttackContext) -> None:
@@ -107,7 +112,7 @@ def charge_allowed(ctx: AttackContext) -> None:
             f" not {ctx.distance} ft (HR-CHARGE-2)"
         )
     last = ctx.attacker.last_charge_round
-    if ctx.ruleset.is_on("charge_once_per_10_rounds") and last is not None and ctx.round - last < 10:
+    if ctx.ruleset.charge_once_per_10_rounds and last is not None and ctx.round - last < 10:
         raise IllegalActionError(
             f"{ctx.attacker.name} charged in round {last}; next charge in round {last + 10} (HR-CHARGE-1)"
         )
@@ -125,7 +130,7 @@ def charged_this_round(c: CombatantView, round_no: int) -> bool:
 
 def charger_loses_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """HR-CHARGE-5: a charging character loses any Dex bonus to AC, for the round (interpretation)."""
-    if ctx.option("charge") == "hr_to_hit_bonus" and charged_this_round(ctx.defender, ctx.round):
+    if ctx.ruleset.charge is Charge.HR_TO_HIT_BONUS and charged_this_round(ctx.defender, ctx.round):
         yield DefenceLoss("dex", "HR-CHARGE-5", "charging")
 
 
@@ -140,7 +145,7 @@ def receives_charge(ctx: AttackContext) -> bool:
 def set_weapon_double(ctx: AttackContext, plan: DamagePlan) -> DamagePlan:
     """HR-CHARGE-4 (`charge_set_weapons_double`): a set weapon that hits the charger deals double damage,
     read as option `double_damage` says (the whole damage ×2 by default, or the dice ×2)."""
-    if ctx.ruleset.is_on("charge_set_weapons_double") and receives_charge(ctx):
+    if ctx.ruleset.charge_set_weapons_double and receives_charge(ctx):
         return double_damage(ctx, plan, "HR-CHARGE-4")
     return plan
 
@@ -154,8 +159,8 @@ def helpless_by_hr(ctx: AttackContext) -> str | None:
     `helpless_targets = hr_auto_max_damage`: paralysed, bound, sleeping, unconscious, held (and prone
     when `prone = hr_helpless`); `prone = hr_helpless` alone makes prone count too (HR-HELPLESS-1).
     """
-    prone_counts = ctx.option("prone") == "hr_helpless"
-    if ctx.option("helpless_targets") == "hr_auto_max_damage":
+    prone_counts = ctx.ruleset.prone is Prone.HR_HELPLESS
+    if ctx.ruleset.helpless_targets is HelplessTargets.HR_AUTO_MAX_DAMAGE:
         for name in sorted(HELPLESS):
             if ctx.defender.has(name):
                 return name
@@ -257,7 +262,7 @@ def shooter_in_melee(ctx: AttackContext) -> bool:
 
 def missile_allowed(ctx: AttackContext) -> None:
     """HR-MISSILE-1: no missile at a target within 5 ft (TV-DER-14). HR-MISSILE-2: leave melee first."""
-    if not ctx.ruleset.is_on("missile_restrictions") or not ctx.is_ranged:
+    if not ctx.ruleset.missile_restrictions or not ctx.is_ranged:
         return
     if ctx.distance <= 5:
         raise IllegalActionError(
@@ -271,14 +276,14 @@ def missile_allowed(ctx: AttackContext) -> None:
 
 def firing_effects(ctx: AttackContext) -> Iterator[tuple[str, Effect]]:
     """HR-MISSILE-3: firing a missile costs the Dex bonus to AC for the rest of the round (interpretation)."""
-    firing = ctx.ruleset.is_on("missile_restrictions") and ctx.is_ranged and not ctx.free_attack
+    firing = ctx.ruleset.missile_restrictions and ctx.is_ranged and not ctx.free_attack
     if firing and not ctx.attacker.has("firing_missile"):
         yield ("attempt", Effect("firing_missile", "attacker", 0, "HR-MISSILE-3"))
 
 
 def shooter_loses_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
     """HR-MISSILE-3: a character who fired a missile this round has no Dex bonus to AC."""
-    if ctx.ruleset.is_on("missile_restrictions") and ctx.defender.has("firing_missile"):
+    if ctx.ruleset.missile_restrictions and ctx.defender.has("firing_missile"):
         yield DefenceLoss("dex", "HR-MISSILE-3", "fired a missile this round")
 
 
@@ -288,7 +293,7 @@ def shooter_loses_dex(ctx: AttackContext) -> Iterator[DefenceLoss]:
 def second_roll_possible(ctx: AttackContext) -> bool:
     """HR-MISSILE-4/5 (`missiles_into_melee = hr_cover_second_roll`): a declared missile (not a free
     attack) at a target in a melee (flag `into_melee`) that the referee gives cover."""
-    if ctx.option("missiles_into_melee") != "hr_cover_second_roll" or ctx.free_attack:
+    if ctx.ruleset.missiles_into_melee is not MissilesIntoMelee.HR_COVER_SECOND_ROLL or ctx.free_attack:
         return False
     return ctx.is_ranged and ctx.situation.has("into_melee") and ctx.situation.cover != "none"
 

@@ -21,18 +21,19 @@ from dataclasses import dataclass, field
 
 from referee.dice import DiceSource
 from referee.model import Combatant, Size
+from referee.rules.options import Initiative as InitiativeOption  # not this module's Initiative
 from referee.rules.ruleset import Ruleset
 
 # Rules that delay a combatant by some segments (segment initiative, option `initiative`) register here;
 # each returns (segments, rule, why) for a combatant in a round, rolling any dice it needs.
 DELAY_RULES: list[Callable[[Combatant, int, DiceSource], list[tuple[int, str, str]]]] = []
 
-GROUP = "d10_group"  # option `initiative`: one roll per side (ODD-INIT-4)
+GROUP = InitiativeOption.D10_GROUP  # option `initiative`: one roll per side (ODD-INIT-4)
 
 
 def is_group(ruleset: Ruleset) -> bool:
     """ODD-INIT-4: under group initiative each side rolls once."""
-    return bool(ruleset["initiative"] == GROUP)
+    return ruleset.initiative is GROUP
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def roll_initiative(
     rolls = [roll_unit(ruleset, unit, [by_name[n] for n in members[unit]], number, dice) for unit in units]
     order = order_from_rolls(ruleset, rolls, members)
     moves: list[dict[str, str]] = []
-    if number == 1 and ruleset.is_on("first_strike_reach_size"):
+    if number == 1 and ruleset.first_strike_reach_size:
         order, moves = apply_first_strike(order, by_name)
     rule, notes = explain_order(ruleset, rolls, moves)
     return Initiative(order, {r.unit: r.face for r in rolls}, moves, rule, notes)

@@ -21,17 +21,18 @@ from referee.errors import IllegalActionError
 from referee.model import UNARMED, Weapon
 from referee.rules.attack import Effect
 from referee.rules.context import AttackContext, AttackForm, DefenceLoss
+from referee.rules.options import GrappleState
 
 HOLD_CONDITIONS = ("grappled", "prone", "defenceless")
 
 
 def holds_odd(ctx: AttackContext) -> bool:
-    return ctx.option("grapple_state") == "odd_held_defenceless"
+    return ctx.ruleset.grapple_state is GrappleState.ODD_HELD_DEFENCELESS
 
 
 def holds_mod(ctx: AttackContext) -> bool:
     """Option ``grapple_state = mod_grappled_plus_4``: a hold makes both grapplers `grappled` / `grappling`."""
-    return ctx.option("grapple_state") == "mod_grappled_plus_4"
+    return ctx.ruleset.grapple_state is GrappleState.MOD_GRAPPLED_PLUS_4
 
 
 def holder_of(ctx: AttackContext) -> str | None:

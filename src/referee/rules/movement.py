@@ -21,6 +21,7 @@ from referee.checks import Modifier
 from referee.errors import IllegalActionError
 from referee.rules.attack import Effect, range_band
 from referee.rules.context import AttackContext, AttackForm
+from referee.rules.options import Charge
 from referee.rules.view import CombatantView
 
 # --- time (ODD-ROUND-2) -------------------------------------------------------------------------------
@@ -204,7 +205,7 @@ def check_charge(c: CombatantView, distance: int) -> None:
 
 
 def odd_charge(ctx: AttackContext) -> bool:
-    return ctx.charge and ctx.option("charge") == "odd_damage_bonus"
+    return ctx.charge and ctx.ruleset.charge is Charge.ODD_DAMAGE_BONUS
 
 
 def charge_allowed(ctx: AttackContext) -> None:
@@ -266,5 +267,5 @@ def charge_damage(ctx: AttackContext) -> Iterator[Modifier]:
 
 def charger_exposed(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-CHARGE-4: a charger's AC is 4 worse for the whole round, also against first strikes and missiles."""
-    if ctx.defender.has("charging") and ctx.option("charge") == "odd_damage_bonus":
+    if ctx.defender.has("charging") and ctx.ruleset.charge is Charge.ODD_DAMAGE_BONUS:
         yield Modifier(-4, "ODD-CHARGE-4", "charging this round")

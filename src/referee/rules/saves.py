@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from referee.checks import Check, Compare, Keep, Modifier
 from referee.dice import DiceTape
 from referee.rules import abilities
+from referee.rules.options import Blindness, ConditionsFatigue, Cover
 from referee.rules.ruleset import Ruleset
 
 if TYPE_CHECKING:
@@ -57,10 +58,10 @@ class SaveCircumstances:
 
 def cover_save_bonus(cover: str, ruleset: Ruleset, luck_dex: bool) -> list[Modifier]:
     """MOD-COVER-1 (cover to saves, GAP-001-COVER values) or MF-COVER-1 / MF-COVER-2 (Luck (Dex) saves)."""
-    variant = ruleset["cover"]
-    if variant == "mod_percent" and cover in MOD_COVER_SAVE:
+    variant = ruleset.cover
+    if variant is Cover.MOD_PERCENT and cover in MOD_COVER_SAVE:
         return [Modifier(MOD_COVER_SAVE[cover], "MOD-COVER-1", f"{cover} cover")]
-    if variant == "mf_half_three_quarters" and luck_dex and cover in MF_COVER_SAVE:
+    if variant is Cover.MF_HALF_THREE_QUARTERS and luck_dex and cover in MF_COVER_SAVE:
         rule = "MF-COVER-1" if cover == "half" else "MF-COVER-2"
         return [Modifier(MF_COVER_SAVE[cover], rule, f"{cover} cover")]
     return []
@@ -71,7 +72,7 @@ def save_modifiers(
 ) -> list[Modifier]:
     """Every modifier the saver's state and circumstances give, each with its rule ID."""
     mods = cover_save_bonus(how.cover, ruleset, luck_dex)
-    if saver.has("blind") and ruleset["blindness"] == "mod":
+    if saver.has("blind") and ruleset.blindness is Blindness.MOD:
         mods.append(Modifier(-4, "MOD-COND-BLIND-1", "blind"))
     if how.source_blind or saver.has("invisible"):
         why = "the source cannot see it" if how.source_blind else "invisible to the source"
@@ -82,7 +83,7 @@ def save_modifiers(
             if how.slope
             else Modifier(-2, "MOD-COND-CLIMB-1", "climbing")
         )
-    if ruleset["conditions_fatigue"] == "mod_fixed":
+    if ruleset.conditions_fatigue is ConditionsFatigue.MOD_FIXED:
         if saver.has("exhausted"):
             mods.append(Modifier(-2, "MOD-COND-EXHAUSTED", "exhausted"))
         elif saver.has("fatigued"):
@@ -132,4 +133,4 @@ def roll_save(check: Check, tape: DiceTape, purpose: str = "save") -> tuple[bool
 
 def evades_all_damage(cover: str, saved: bool, ruleset: Ruleset) -> bool:
     """MOD-COVER-EVADE: 90% cover or better and a successful save: no damage at all."""
-    return ruleset["cover"] == "mod_percent" and saved and cover in {"ninety", "full"}
+    return ruleset.cover is Cover.MOD_PERCENT and saved and cover in {"ninety", "full"}

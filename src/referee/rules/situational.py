@@ -27,6 +27,17 @@ from collections.abc import Iterator
 from referee.checks import Modifier
 from referee.errors import IllegalActionError
 from referee.rules.context import AttackContext, AttackForm
+from referee.rules.options import (
+    Blindness,
+    Concealment,
+    Cover,
+    HelplessTargets,
+    HigherGround,
+    Invisibility,
+    Prone,
+    Stunned,
+    TouchAc,
+)
 from referee.vocabulary import BANDS, ruling_band  # ODD-SIT-2: the referee's magnitude guide
 
 # ODD-COVER-25..100: AC bonus by degree of cover.
@@ -53,24 +64,28 @@ def prone_blind_or_defenceless(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-PRONE: +5 against a prone or blind defender (counted once); ODD-SIT-DEFENCELESS: +10
     against a prone and defenceless one, replacing the +5 (interpretation, GAP-INTERPRETATIONS)."""
     d = ctx.defender
-    if d.has("prone") and d.has("defenceless") and ctx.option("helpless_targets") == "odd_plus_10":
+    if (
+        d.has("prone")
+        and d.has("defenceless")
+        and ctx.ruleset.helpless_targets is HelplessTargets.ODD_PLUS_10
+    ):
         yield Modifier(10, "ODD-SIT-DEFENCELESS", "defender prone and defenceless")
         return
-    prone = d.has("prone") and ctx.option("prone") == "odd_plus_5"
-    blind = d.has("blind") and ctx.option("blindness") == "odd"
+    prone = d.has("prone") and ctx.ruleset.prone is Prone.ODD_PLUS_5
+    blind = d.has("blind") and ctx.ruleset.blindness is Blindness.ODD
     if prone or blind:
         yield Modifier(5, "ODD-SIT-PRONE", "defender prone" if prone else "defender blind")
 
 
 def lower_elevation(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-LOWER: +1 when the defender is lower than the attacker (flag `higher`, GAP-HIGH-GROUND-000)."""
-    if ctx.situation.has("higher") and ctx.option("higher_ground") == "odd_plus_1":
+    if ctx.situation.has("higher") and ctx.ruleset.higher_ground is HigherGround.ODD_PLUS_1:
         yield Modifier(1, "ODD-SIT-LOWER", "defender at lower elevation")
 
 
 def stunned_or_cowering(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-STUN: +2 when the defender is stunned or cowering."""
-    if ctx.option("stunned") != "odd_plus_2":
+    if ctx.ruleset.stunned is not Stunned.ODD_PLUS_2:
         return
     for name in ("stunned", "cowering"):
         if ctx.defender.has(name):
@@ -80,8 +95,8 @@ def stunned_or_cowering(ctx: AttackContext) -> Iterator[Modifier]:
 
 def invisible_or_blind_attacker(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-INVIS: -10 when the defender is invisible or the attacker is blind (counted once)."""
-    invisible = ctx.defender.has("invisible") and ctx.option("invisibility") == "odd_minus_10"
-    blind = ctx.attacker.has("blind") and ctx.option("blindness") == "odd"
+    invisible = ctx.defender.has("invisible") and ctx.ruleset.invisibility is Invisibility.ODD_MINUS_10
+    blind = ctx.attacker.has("blind") and ctx.ruleset.blindness is Blindness.ODD
     if invisible or blind:
         yield Modifier(-10, "ODD-SIT-INVIS", "defender invisible" if invisible else "attacker blind")
 
@@ -104,7 +119,7 @@ def mount_or_unstable_platform(ctx: AttackContext) -> Iterator[Modifier]:
 
 def concealment(ctx: AttackContext) -> Iterator[Modifier]:
     """ODD-SIT-CONC: concealment hampers aim (a to-hit penalty; cover raises AC instead); one degree applies."""
-    if ctx.option("concealment") != "odd_to_hit" or ctx.situation.concealment == "none":
+    if ctx.ruleset.concealment is not Concealment.ODD_TO_HIT or ctx.situation.concealment == "none":
         return
     value, rule, reason = CONCEALMENT_PENALTY[ctx.situation.concealment]
     yield Modifier(value, rule, reason)
@@ -131,9 +146,9 @@ def odd_cover(ctx: AttackContext) -> Iterator[Modifier]:
     melee (both are on either side of it) but not against a missile shot out of cover. A touch attack
     ignores cover under ODD-TOUCH-1.
     """
-    if ctx.option("cover") != "odd_quarters" or ctx.situation.cover == "none":
+    if ctx.ruleset.cover is not Cover.ODD_QUARTERS or ctx.situation.cover == "none":
         return
-    if ctx.form is AttackForm.TOUCH and ctx.option("touch_ac") == "odd_dex_magic":
+    if ctx.form is AttackForm.TOUCH and ctx.ruleset.touch_ac is TouchAc.ODD_DEX_MAGIC:
         return
     bonus, rule = cover_bonus(ctx.situation.cover)
     if ctx.situation.has("attacker_in_cover"):
@@ -165,7 +180,7 @@ def defensive_maneuver(ctx: AttackContext) -> Iterator[Modifier]:
 
 def must_know_defender(ctx: AttackContext) -> None:
     """ODD-SIT-4: an attack needs the attacker to know the defender is there (its square need not be known)."""
-    if ctx.situation.has("undetected") and ctx.option("invisibility") == "odd_minus_10":
+    if ctx.situation.has("undetected") and ctx.ruleset.invisibility is Invisibility.ODD_MINUS_10:
         raise IllegalActionError(
             f"{ctx.attacker.name} does not know {ctx.defender.name} is there and cannot attack it (ODD-SIT-4)"
         )

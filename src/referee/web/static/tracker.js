@@ -328,6 +328,15 @@
         table({ kind: "note", target: button.dataset.name, text: text });
       });
     }
+    // Enter in a small field presses its own button (a note, a free roll, a condition)
+    for (const input of document.querySelectorAll(".note-text, #fight-note, #roll-expr, #roll-reason, .cond-own, .cond-rounds")) {
+      input.addEventListener("keydown", (ev) => {
+        if (ev.key !== "Enter") return;
+        ev.preventDefault();
+        const button = input.parentElement.querySelector("button");
+        if (button) button.click();
+      });
+    }
     on("note-fight", () => table({ kind: "note", text: $("fight-note").value }));
     on("roll", () => table({ kind: "roll", dice: $("roll-expr").value.trim() || "d20", reason: $("roll-reason").value.trim() }));
     on("add-combatant", () => {
@@ -363,23 +372,33 @@
     else if (key === "d" && $("dice")) { ev.preventDefault(); $("dice").focus(); }
   });
 
-  // --- changes made elsewhere (another tab, a bot): follow them; a silent server gets a banner --------------
-  async function watch() {
+  // --- changes made elsewhere (another tab, a bot): the server pushes them (server-sent events) and the page
+  // follows; a tracker that does not answer gets a banner until it answers again -----------------------------
+  async function follow(now) {
+    if (now.revision !== meta.revision && !busy) {
+      await refresh("The fight changed in another tab (now version " + now.version + "); this page follows it.");
+    }
+  }
+
+  async function watch() {  // without server-sent events: poll
     try {
       const response = await fetch(api + "/version", { headers: { "Accept": "application/json" } });
       banner(false);
-      if (response.ok) {
-        const now = await response.json();
-        if (now.revision !== meta.revision && !busy) {
-          await refresh("The fight changed in another tab (now version " + now.version + "); this page follows it.");
-        }
-      }
+      if (response.ok) await follow(await response.json());
     } catch (e) {
       banner(true); // the server stopped or is restarting: keep trying
     }
     setTimeout(watch, 1500);
   }
-  setTimeout(watch, 1500);
+
+  if (window.EventSource) {
+    const stream = new EventSource(api + "/stream");
+    stream.onopen = () => banner(false);
+    stream.onmessage = (ev) => { banner(false); follow(JSON.parse(ev.data)); };
+    stream.onerror = () => { if (stream.readyState !== EventSource.OPEN) banner(true); };
+  } else {
+    setTimeout(watch, 1500);
+  }
 
   // on a phone the log starts folded away (the next step comes first)
   if (window.matchMedia && window.matchMedia("(max-width: 600px)").matches && $("log-fold")) $("log-fold").open = false;
