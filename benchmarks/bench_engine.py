@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_engine.py                  # 5 runs of each, print, append to README.md
     .venv/bin/python benchmarks/bench_engine.py -r 3 --no-record
+    .venv/bin/python benchmarks/bench_engine.py --in-process      # also fights per CPU-second in process
 
 Issue 12, target 1: the event engine at least 20x round 1 (commit 6ea1143, exported by :mod:`baseline`)
 on the duel (examples/duel.yaml) and on a 3-against-4 melee (benchmarks/data/melee_3v4.yaml), as
@@ -87,6 +88,39 @@ def measure(runs: int, scale: float) -> list[dict[str, object]]:
     return rows
 
 
+IN_PROCESS = """
+import sys, time
+from referee.dice import RandomDice
+from referee.engine.fight import run_fight
+from referee.files import load_encounter
+setup, n = load_encounter(sys.argv[1]), int(sys.argv[2])
+for seed in range(20):
+    run_fight(setup, RandomDice(seed))
+start = time.process_time()
+for seed in range(n):
+    run_fight(setup, RandomDice(1000 + seed))
+print(n / (time.process_time() - start))
+"""
+
+
+def in_process(fights: int = 400, repeats: int = 2) -> list[str]:
+    """Fights per CPU-second inside one process (start-up excluded), round 1 and now alternated."""
+    versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC)}
+    lines = []
+    for case, (path, _) in CASES.items():
+        found: dict[str, list[float]] = {v: [] for v in versions}
+        for _ in range(repeats):
+            for version, env in versions.items():
+                done = subprocess.run(
+                    [sys.executable, "-c", IN_PROCESS, str(path), str(fights)],
+                    env=env, capture_output=True, text=True, check=True,
+                )  # fmt: skip
+                found[version].append(float(done.stdout))
+        r1, now = statistics.median(found["round 1"]), statistics.median(found["now"])
+        lines.append(f"  {case}: round 1 {r1:.0f}, now {now:.0f} fights per CPU-second: {now / r1:.1f}x")
+    return lines
+
+
 def table_row(stamp: str, load: str, row: dict[str, object], runs: int) -> str:
     r1, now = row["round1"], row["now"]
     assert isinstance(r1, tuple) and isinstance(now, tuple)
@@ -124,6 +158,9 @@ def main() -> int:
     parser.add_argument(
         "--no-record", action="store_true", help=f"only print; do not append to {README.name}"
     )
+    parser.add_argument(
+        "--in-process", action="store_true", help="also time run_fight inside one process (CPU, no start-up)"
+    )
     options = parser.parse_args()
     load_before = os.getloadavg()[0]
     rows = measure(options.runs, options.scale)
@@ -133,6 +170,9 @@ def main() -> int:
     print(f"round 1 = {ROUND1}")
     print(HEADER)
     print("\n".join(lines))
+    if options.in_process:
+        print("inside one process (400 fights after 20 warm-up ones, median of 2):")
+        print("\n".join(in_process()))
     if not options.no_record:
         record(lines)
     return 0 if all(row["same"] for row in rows) else 1

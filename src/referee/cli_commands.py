@@ -2,4 +2,16 @@
 :data:`referee.cli.app`). The `referee` command itself imports a command's module only when it runs
 (:mod:`referee.commands.app`)."""
 
-from referee.commands import ac, balance, catalog, fight, odds, rules, schema, serve, sim  # noqa: F401
+from referee.commands import (  # noqa: F401
+    ac,
+    balance,
+    bestiary,
+    catalog,
+    fight,
+    import_blocks,
+    odds,
+    rules,
+    schema,
+    serve,
+    sim,
+)

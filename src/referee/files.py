@@ -1,7 +1,8 @@
 """Encounter and ruleset files: safe YAML loading, schema validation, one-line errors.
 
-Only `yaml.safe_load` is used: nothing in a file can run code or read other files. Files are capped in
-size and in YAML aliases (an "alias bomb" is refused before it expands).
+Only PyYAML's safe loader is used (strictly, :mod:`referee.yaml_safe`): nothing in a file can run code
+or read other files. Files are capped in size and in YAML aliases (an "alias bomb" is refused before it
+expands); only regular files are read.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from referee import catalog
+from referee.bestiary import expand_shorthands, has_shorthands
 from referee.checks import Modifier
 from referee.errors import EncounterFileError, OptionError
 from referee.model import (
@@ -34,6 +36,7 @@ from referee.model import (
     hit_dice_expression,
 )
 from referee.rules.context import Situation
+from referee.rules.options import ArmourClass
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options
 from referee.setup import Setup as Setup
 from referee.yaml_safe import check_flow_nesting, load_strict, read_regular_file
@@ -170,8 +173,11 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
     if not isinstance(data, dict):
         raise EncounterFileError(f"{where}: expected a mapping with `sides`, got {type(data).__name__}")
     check_expanded_size(data, where)  # data from a program (JSON API, library) may also be cyclic
+    fields = data
+    if has_shorthands(data):  # `monster:` and `stat_block:` become fields, AC in the ruleset's convention
+        fields = expand_shorthands(data, where, _reads_descending(data, base_dir))
     try:
-        spec = EncounterSpec.model_validate(data)
+        spec = EncounterSpec.model_validate(fields)
     except ValidationError as exc:
         raise EncounterFileError(describe_validation_error(exc, where)) from None
     if base_dir is None and not is_preset_name(spec.ruleset):
@@ -205,6 +211,19 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
         rulings={name: ruling_situation(name, r) for name, r in spec.rulings.items()},
         source=source,
     )
+
+
+def _reads_descending(data: dict[str, Any], base_dir: Path | None) -> bool:
+    """Whether the file's ruleset counts AC downwards (DAC-AC-1), for a stat line's "6 [13]" (issue 15).
+    A ruleset that cannot be read reads as ascending here; loading it properly then names the problem."""
+    name, options = str(data.get("ruleset", "odd")), data.get("options")
+    if base_dir is None and not is_preset_name(name):
+        return False  # data not read from a file never opens a path
+    try:
+        ruleset = load_ruleset(name, options if isinstance(options, dict) else None, base_dir)
+    except (OptionError, EncounterFileError, OSError, TypeError, ValueError):
+        return False
+    return ruleset.armour_class is ArmourClass.DESCENDING
 
 
 def ruling_situation(name: str, spec: RulingSpec) -> Situation:

@@ -117,6 +117,12 @@ class WeaponSpec(Spec):
     @field_validator("damage")
     @classmethod
     def _damage_is_dice(cls, value: str | None) -> str | None:
+        if value is not None and re.fullmatch(r"\s*\d*d\d+(\s*/\s*\d*d\d+)+\s*", str(value)):
+            # "1d3/1d3/1d6" is a stat line's claw/claw/bite, not one division (issue 15)
+            raise ValueError(
+                f"damage {value!r} lists several attacks; give each its weapon and name them in"
+                " `attacks:` (e.g. attacks: [claw, claw, bite]), or paste the line as `stat_block:`"
+            )
         return None if value is None else _check_dice(value)
 
 
@@ -287,6 +293,12 @@ class CombatantSpec(Spec):
     hidden: bool = False  # not shown on the players' view
     tactic: TacticSpec | None = None  # how `referee fight` steers it (docs/encounter-file.md)
     sacrifice_shield: bool = False  # HR-ARMDMG-4: a critical's armour damage destroys the shield instead
+    # issue 15: a bestiary monster or a pasted stat line fills the other fields (referee.bestiary), which
+    # override it; saves and morale are recorded from them (no rule uses them yet)
+    monster: Annotated[str, Field(min_length=1, max_length=80)] | None = None
+    stat_block: Annotated[str, Field(min_length=1, max_length=2000)] | None = None
+    saves: dict[Annotated[str, Field(max_length=20)], Annotated[int, Field(ge=1, le=30)]] = {}
+    morale: Annotated[int, Field(ge=2, le=12)] | None = None
 
     @field_validator("size", mode="before")
     @classmethod

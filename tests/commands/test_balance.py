@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,3 +82,17 @@ def test_helpers() -> None:
     assert parse_levels("1-3,5") == [1, 2, 3, 5]
     assert harmonic_mean([2.0, 6.0]) == pytest.approx(3.0)
     assert harmonic_mean([]) is None
+
+
+def test_balance_prints_the_path_first_and_progress_on_stderr(tmp_path: Path) -> None:
+    env = {**os.environ, "REFEREE_PROGRESS_SECONDS": "0"}
+    out = subprocess.run(
+        [sys.executable, "-c", "from referee.cli import main; main()", "balance", write(tmp_path, GOBLIN),
+         "--levels", "1-3", "--fights", "200", "--json"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert lines[0] == "balance: path: vectorised"
+    assert any(" of 3 levels " in line and "left" in line for line in lines[1:])
+    assert json.loads(out.stdout)["levels"][0]["level"] == 1

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,14 +91,57 @@ def test_parse_count() -> None:
     assert parse_count("2M") == 2_000_000
 
 
-def test_progress_bar_appears_only_after_its_delay() -> None:
-    from referee.commands.sim import LazyProgress
+def referee_with_progress(*args: str, every: str = "0") -> subprocess.CompletedProcess[str]:
+    """`referee` as a process whose stderr is a pipe (not a terminal), progress lines `every` seconds."""
+    env = {**os.environ, "REFEREE_PROGRESS_SECONDS": every}
+    return subprocess.run(
+        [sys.executable, "-c", "from referee.cli import main; main()", *args],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
 
-    quiet = LazyProgress("quick", delay=3600)
+
+def test_path_and_fallback_reason_come_first_on_stderr() -> None:
+    out = referee_with_progress("sim", str(EXAMPLES / "charge.yaml"), "-n", "5", "--json")
+    assert out.returncode == 0, out.stderr
+    first = out.stderr.splitlines()[0]
+    assert "path: event engine (fallback: " in first and "positions" in first
+    assert json.loads(out.stdout)["path"] == "event engine"  # stdout is the JSON alone
+
+
+def test_a_long_run_prints_progress_lines_with_the_time_left() -> None:
+    out = referee_with_progress("sim", DUEL, "-n", "400k", "--json")  # four batches of the fast path
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert lines[0].endswith("path: vectorised")
+    progress = [line for line in lines[1:] if " of 400,000 fights " in line]
+    assert len(progress) == 3 and all("left" in line and "fights/s" in line for line in progress)
+    assert json.loads(out.stdout)["fights"] == 400_000
+
+
+def test_no_progress_lines_before_the_interval() -> None:
+    out = referee_with_progress("sim", DUEL, "-n", "400k", "--json", every="3600")
+    lines = out.stderr.splitlines()
+    assert out.returncode == 0 and len(lines) == 1 and lines[0].endswith("path: vectorised")
+
+
+def test_progress_bar_on_a_terminal_appears_only_after_its_delay() -> None:
+    from referee.commands.sim import RunProgress
+
+    quiet = RunProgress("quick", delay=3600, terminal=True)
     quiet(1, 10)
     assert quiet.bar is None
-    shown = LazyProgress("slow", delay=0)
+    shown = RunProgress("slow", delay=0, terminal=True)
     shown(1, 10)
     shown(5, 10)
     assert shown.bar is not None and shown.bar.tasks[0].completed == 5
     shown.close()
+
+
+def test_time_left_is_estimated_from_the_rate_so_far() -> None:
+    from referee.commands.sim import RunProgress, duration
+
+    progress = RunProgress("x", terminal=False, every=3600)
+    progress.started -= 10.0  # ten seconds for a quarter of the fights: thirty to go
+    left = progress.left(25, 100)
+    assert left is not None and 29.0 < left < 31.0
+    assert duration(42) == "42 s" and duration(185) == "3 min 5 s" and duration(7800) == "2 h 10 min"

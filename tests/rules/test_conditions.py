@@ -347,13 +347,14 @@ def test_helpless_missile_plus_4_no_dex_shield() -> None:
 
 
 def test_natural_sleeper_melee_auto_hit_rolled_damage_mod_cond_sleep_n_2() -> None:
-    # rule: MOD-COND-SLEEP-N-2 — automatic hit, damage rolled (1d6 = 2), and the wound wakes it
+    # rule: MOD-COND-SLEEP-N-2 — automatic hit, damage rolled (1d6 = 2), and the wound wakes it: a natural
+    # sleeper sleeps only "until noise occurs" (MOD-COND-SLEEP-N-1), not the magical sleep's MOD-COND-SLEEP-M
     fight = duel("mod", orc_kw={"conditions": ["sleeping_natural"]})
     events = attack(fight.state, [2])
     assert of(events, EventType.ATTACK)[0].data["automatic"] is True
     assert of(events, EventType.DAMAGE)[0].damage == 2
     woke = of(events, EventType.CONDITION)
-    assert woke and woke[0].data["added"] is False and woke[0].rule == "MOD-COND-SLEEP-M"
+    assert woke and woke[0].data["added"] is False and woke[0].rule == "MOD-COND-SLEEP-N-1"
 
 
 def test_magical_sleeper_woken_by_a_wound_mod_cond_sleep_m() -> None:

@@ -89,3 +89,18 @@ def test_the_engine_rolls_hit_points_with_the_rule(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(hit_points, "roll_hit_points", six_when_unrolled)
     fight = Fight(setup)
     assert fight.begin(ScriptedDice([]))[0].data["hp"] == {"Angthar": 30, "Goblin": 6}
+
+
+def test_healing_wakes_the_unconscious_never_raises_the_dead() -> None:
+    # rule: ODD-HP-1, GAP-HP-ZERO (read backwards), GAP-SUBDUAL
+    assert hit_points.status_after_healing(hit_points.UNCONSCIOUS, 2, 0) == hit_points.ACTIVE
+    assert hit_points.status_after_healing(hit_points.UNCONSCIOUS, 2, 2) == hit_points.UNCONSCIOUS  # subdual
+    assert hit_points.status_after_healing(hit_points.UNCONSCIOUS, 0, 0) == hit_points.UNCONSCIOUS
+    assert hit_points.status_after_healing(hit_points.DEAD, 5, 0) == hit_points.DEAD
+
+
+def test_healing_stops_at_the_maximum() -> None:
+    # rule: ODD-HD-2 (a creature's hit points are what it rolled)
+    assert hit_points.healed_hit_points(3, 10, 4) == 7
+    assert hit_points.healed_hit_points(8, 10, 5) == 10
+    assert hit_points.healed_hit_points(-4, 10, 3) == -1

@@ -17,6 +17,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "schema": ("referee.commands.schema", "Print the JSON Schema of encounter files."),
     "catalog": ("referee.commands.catalog", "List the catalog's weapons, armour and shields."),
+    "bestiary": (
+        "referee.commands.bestiary",
+        "List the bestiary's monsters: hit dice, AC in both notations, attacks, movement, morale, saves.",
+    ),
+    "import": (
+        "referee.commands.import_blocks",
+        "Turn pasted stat blocks (one per paragraph, name on the first line) into an encounter file.",
+    ),
     "ac": (
         "referee.commands.ac",
         "Print each combatant's total, flatfooted, touch and flatfooted-touch armour class with breakdowns.",

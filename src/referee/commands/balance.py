@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,6 +18,7 @@ import typer
 from rich.table import Table
 
 from referee.cli import app, console, dump_json, fail
+from referee.commands.sim import RunProgress
 from referee.errors import EncounterFileError
 
 MAX_FIGHTERS = 60  # a monster worth more is reported as "more than 60"
@@ -114,6 +116,7 @@ class Balancer:
         self.workers = workers
         self.paths: set[str] = set()
         self.base_dir = Path.cwd()  # where a house-rules file named by the monster file is looked for
+        self.on_try: Callable[[], None] = lambda: None  # after each simulation (progress)
 
     def setup(self, level: int, count: int) -> Any:
         from referee.files import setup_from_data
@@ -136,6 +139,7 @@ class Balancer:
         fights = self.fights if compiled is not None else min(self.fights, FALLBACK_FIGHTS)
         result = simulate(setup, fights, seed=self.seed + 1000 * level + count, workers=self.workers)
         self.paths.add(result.path if result.path != EVENT_ENGINE else f"{EVENT_ENGINE} ({result.reason})")
+        self.on_try()
         return result.win_rate(MONSTER_SIDE)
 
     def level(self, level: int, start: int = 1) -> LevelResult:
@@ -169,17 +173,19 @@ def harmonic_mean(values: list[float]) -> float | None:
     return len(positive) / sum(1 / v for v in positive) if positive else None
 
 
-def check_search_budget(setup: Any, fights: int, levels: int) -> None:
+def check_search_budget(setup: Any, fights: int, levels: int) -> tuple[str, str]:
     """Before any simulation: a monster the event engine must play has its hit dice rolled in every fight
-    of the search (up to MAX_FIGHTERS tries a level); refuse a search over the budget."""
+    of the search (up to MAX_FIGHTERS tries a level); refuse a search over the budget. Returns the
+    path the first try takes and the reason for any fallback."""
     from referee.budget import check_engine_dice
-    from referee.sim import plan_run
+    from referee.sim import EVENT_ENGINE, VECTORISED, plan_run
 
-    compiled, _ = plan_run(setup)
+    compiled, reason = plan_run(setup)
     if compiled is None:
         tries = min(fights, FALLBACK_FIGHTS) * MAX_FIGHTERS * levels
         monsters = [c for c in setup.combatants if c.side == MONSTER_SIDE]
         check_engine_dice(monsters, setup.max_rounds, tries, "balance", hint=False)
+    return (VECTORISED, "") if compiled is not None else (EVENT_ENGINE, reason)
 
 
 @app.command()
@@ -207,15 +213,22 @@ def balance(
         ruleset = str(Path(ruleset).resolve())  # --ruleset FILE is read from here, not the monster's folder
     balancer = Balancer(monsters, extra, ruleset, fights, seed, workers)
     balancer.base_dir = monster_file.parent
-    check_search_budget(balancer.setup(1, 1), fights, len(wanted))  # a bad monster or ruleset fails here
+    path, reason = check_search_budget(balancer.setup(1, 1), fights, len(wanted))  # a bad file fails here
+    progress = RunProgress("balance", unit="levels")
+    progress.announce(path, reason)  # on stderr, before any simulation
+    balancer.on_try = lambda: progress(len(results), len(wanted))
     results: list[LevelResult] = []
     paths: set[str] = set()
     start = 1
-    for level in wanted:
-        result = balancer.level(level, start)
-        results.append(result)
-        paths |= balancer.paths
-        start = result.fighters or MAX_FIGHTERS
+    try:
+        for level in wanted:
+            result = balancer.level(level, start)
+            results.append(result)
+            paths |= balancer.paths
+            start = result.fighters or MAX_FIGHTERS
+            progress(len(results), len(wanted))
+    finally:
+        progress.close()
     overall = harmonic_mean([r.equivalent for r in results if r.equivalent is not None])
     data = {
         "monsters": [m.get("name") for m in monsters],

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -34,17 +36,69 @@ def parse_count(text: str, what: str = "the number of fights", limit: int = MAX_
     return int(value)
 
 
-class LazyProgress:
-    """A rich progress bar that appears only once a run has taken more than a second."""
+PROGRESS_SECONDS = 5.0  # a line on stderr this often when stderr is not a terminal
+PROGRESS_ENV = "REFEREE_PROGRESS_SECONDS"  # overrides PROGRESS_SECONDS (0: a line after every batch)
 
-    def __init__(self, label: str, delay: float = 1.0) -> None:
+
+def path_line(path: str, reason: str) -> str:
+    """`path: vectorised`, or `path: event engine (fallback: REASON)`."""
+    return f"path: {path}" + (f" (fallback: {reason})" if reason else "")
+
+
+def duration(seconds: float) -> str:
+    """`42 s`, `3 min 5 s`, `2 h 10 min`."""
+    whole = max(0, round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"
+
+
+class RunProgress:
+    """Progress on stderr, so that --json keeps stdout clean: the path first (:meth:`announce`); then
+    a rich bar with the time left on a terminal (once a run has taken more than `delay` seconds), or
+    else a line every `every` seconds with the rate and an estimate of the time left."""
+
+    def __init__(self, label: str, unit: str = "fights", delay: float = 1.0, every: float | None = None,
+                 terminal: bool | None = None) -> None:  # fmt: skip
         self.label = label
+        self.unit = unit
         self.delay = delay
+        self.every = float(os.environ.get(PROGRESS_ENV, PROGRESS_SECONDS)) if every is None else every
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
         self.started = time.perf_counter()
+        self.last_line = self.started
         self.bar: Progress | None = None
         self.task: Any = None
 
+    def announce(self, path: str, reason: str) -> None:
+        """The path that will play the fights, and why not the fast one, before any is played."""
+        sys.stderr.write(f"{self.label}: {path_line(path, reason)}\n")
+        sys.stderr.flush()
+        self.started = self.last_line = time.perf_counter()  # the rate counts from the first fight
+
+    def left(self, done: int, total: int) -> float | None:
+        """Seconds left at the rate so far (None before anything is done)."""
+        spent = time.perf_counter() - self.started
+        return spent * (total - done) / done if done > 0 else None
+
     def __call__(self, done: int, total: int) -> None:
+        if self.terminal:
+            self._bar(done, total)
+        elif done < total and time.perf_counter() - self.last_line >= self.every:
+            self.last_line = time.perf_counter()
+            spent = self.last_line - self.started
+            rate = f", {done / spent:,.0f} {self.unit}/s" if spent > 0 else ""
+            left = self.left(done, total)
+            estimate = f", about {duration(left)} left" if left is not None else ""
+            sys.stderr.write(f"{self.label}: {done:,} of {total:,} {self.unit} ({done / total:.0%}){rate}"
+                             f"{estimate}\n")  # fmt: skip
+            sys.stderr.flush()
+
+    def _bar(self, done: int, total: int) -> None:
+        from referee.cli import err_console
+
         if self.bar is None:
             if time.perf_counter() - self.started < self.delay or done >= total:
                 return
@@ -52,7 +106,7 @@ class LazyProgress:
 
             self.bar = Progress(
                 "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                TimeRemainingColumn(), console=console, transient=True,
+                TimeRemainingColumn(), console=err_console, transient=True,
             )  # fmt: skip
             self.bar.start()
             self.task = self.bar.add_task(self.label, total=total)
@@ -92,10 +146,10 @@ def sim(
     if plot is not None and not plot.parent.is_dir():
         fail(f"--plot: no such directory {str(plot.parent)!r}")
     setup = load_encounter(file)
-    progress = LazyProgress(f"simulating {setup.name}")
+    progress = RunProgress(f"simulating {setup.name}")
     try:
-        result = simulate(setup, n, seed=seed, workers=workers, progress=None if as_json else progress,
-                          force_engine=engine)  # fmt: skip
+        result = simulate(setup, n, seed=seed, workers=workers, progress=progress, force_engine=engine,
+                          on_path=progress.announce)  # fmt: skip
     finally:
         progress.close()
     if plot is not None:
@@ -109,10 +163,9 @@ def sim(
 def print_result(result: SimResult, plot: Path | None = None) -> None:
     data = result.to_dict()
     path = data["path"]
-    why = f" (fallback: {data['fallback_reason']})" if data["fallback_reason"] else ""
-    why += f" ({data['kernel']} kernel)" if data["kernel"] else ""
+    why = f" ({data['kernel']} kernel)" if data["kernel"] else ""
     console.print(f"[bold]{data['encounter']}[/bold] · ruleset {data['ruleset']} · {data['fights']:,} fights")
-    console.print(f"path: {path}{why}", markup=False)
+    console.print(path_line(path, data["fallback_reason"] or "") + why, markup=False)
     sides = Table(title="sides")
     for column in ("side", "wins", "win rate", "95% interval"):
         sides.add_column(column, justify="left" if column == "side" else "right")

@@ -25,7 +25,6 @@ from referee.vocabulary import CONDITIONS
 
 LEAVING = ("fled", "surrendered", "removed")
 LEFT_TEXT = {"fled": "flees", "surrendered": "surrenders", "removed": "is removed from the fight"}
-DOWN = (hit_points.DEAD, hit_points.UNCONSCIOUS)
 MAX_TEXT = 500  # a reason, note or condition name longer than this is refused
 
 

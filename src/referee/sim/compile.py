@@ -24,7 +24,7 @@ from referee.engine import fight as fight_module
 from referee.engine import outcomes
 from referee.files import Setup
 from referee.rules import hit_points
-from referee.sim import procedures
+from referee.sim import first_strike, procedures
 from referee.sim.attacks import Outcome, attack_tables
 from referee.sim.tables import IntArray, Packed, Unsupported, offsets, to_table
 
@@ -61,7 +61,12 @@ class Compiled:
     out_attacker: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
     out_back: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
     hits_back: bool = False
-    first_round: IntArray | None = None  # (pattern code, 2, C): round-1 order with first strike
+    first_strike: npt.NDArray[np.bool_] | None = None  # (C, C): a moves before enemy b in round 1
+
+    @property
+    def first_round(self) -> npt.NDArray[np.bool_] | None:
+        """The older name of :attr:`first_strike`."""
+        return self.first_strike
 
     @property
     def count(self) -> int:
@@ -154,6 +159,14 @@ def _status_tables(
     return lows, statuses
 
 
+def _first_strike(setup: Setup) -> npt.NDArray[np.bool_] | None:
+    """ODD-INIT-5/6: who moves before whom in round 1, checked against the rule on random orders."""
+    pairs = first_strike.moves_before(setup)
+    if pairs is not None:
+        first_strike.check_moves(setup, pairs)
+    return pairs
+
+
 def compile_setup(setup: Setup) -> Compiled:
     """Build the kernels' tables from the rules' procedures and the engine's attacks. Raises Unsupported."""
     check_supported(setup)
@@ -198,7 +211,7 @@ def compile_setup(setup: Setup) -> Compiled:
         exact=hp.exact and dmg.exact and init.exact,
         may_wait=bool((plan_index[enemy] < 0).any()),
         side_rows=side_rows,
-        first_round=procedures.first_round_orders(setup, group),
+        first_strike=_first_strike(setup),
         out_target=np.ascontiguousarray(table_of[:, 0]),
         out_attacker=np.ascontiguousarray(table_of[:, 1]),
         out_back=np.ascontiguousarray(table_of[:, 2]),

@@ -43,12 +43,12 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         return None
     tally = Tally.empty(len(c.sides), c.count, c.max_rounds)
     tally.fights = n
-    patterns = c.first_round if c.first_round is not None else np.zeros((1, 2, c.count), np.int64)
+    pairs = c.first_strike if c.first_strike is not None else np.zeros((c.count, c.count), np.bool_)
     tally.draws, tally.round_limit = play(
         int(rng.integers(0, 2**31 - 1)), n, c.side_of, c.unit_of, c.init.values, c.init.off, c.init.size,
         c.init_index, c.init_round, c.hp.values, c.hp.off, c.hp.size, c.plan_index, c.dmg.values,
         c.dmg.off, c.dmg.size, c.out_target, c.out_attacker, c.out_back, c.status_values, c.status_base,
-        c.target_key, c.may_act, c.end_code, patterns, c.first_round is not None, len(c.sides),
+        c.target_key, c.may_act, c.end_code, pairs, c.first_strike is not None, len(c.sides),
         dead_code(c), tally.wins, tally.rounds, tally.survived, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -59,7 +59,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     init_index: Any, init_round: Any, hp_values: Any, hp_off: Any, hp_size: Any, plan_index: Any,
     dmg_values: Any, dmg_off: Any, dmg_size: Any, out_target: Any, out_attacker: Any, out_back: Any,
     status_values: Any, status_base: Any, target_key: Any, may_act: Any, end_code: Any,
-    first_round: Any, has_first: bool, sides: int, dead: int,
+    pairs: Any, has_first: bool, sides: int, dead: int,
     wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
     """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights)."""
@@ -74,6 +74,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
     drawn = np.zeros(units, np.int64)
     order = np.zeros(count, np.int64)
     first = np.zeros(count, np.int64)
+    walk = np.zeros(count, np.int64)
+    starts = np.zeros(count, np.bool_)
     received = np.zeros(count, np.int64)
     downed = np.zeros(count, np.int64)
     draws = 0
@@ -91,29 +93,49 @@ def _play_fights(  # one loop nest, kept together for the compiler
                 drawn[u] = init_values[init_off[t] + int(np.random.random() * init_size[t])]
             for j in range(count):
                 keys[j] = drawn[unit_of[j]] if code[j] == 0 else 0
-            if round_no == 1 and has_first:  # the tabulated round-1 order with first strike
-                pattern = 0
-                scale = 1
-                for i in range(units):
-                    above = 0
-                    for j in range(units):
-                        above += drawn[j] > drawn[i]
-                    pattern += above * scale
-                    scale *= units
+            for i in range(count):  # higher key first, equal keys in one slot, file order inside it
+                above = 0
+                before = 0
+                for j in range(count):
+                    if keys[j] > keys[i]:
+                        above += 1
+                    elif keys[j] == keys[i] and j < i:
+                        before += 1
+                order[above + before] = i
+                first[above + before] = above
+            if round_no == 1 and has_first:  # ODD-INIT-5/6: first_strike.strike_first, one fight
                 for p in range(count):
-                    order[p] = first_round[pattern, 0, p]
-                    first[p] = first_round[pattern, 1, p]
-            else:  # higher key first, equal keys in one slot, file order inside it
-                for i in range(count):
-                    above = 0
-                    before = 0
-                    for j in range(count):
-                        if keys[j] > keys[i]:
-                            above += 1
-                        elif keys[j] == keys[i] and j < i:
-                            before += 1
-                    order[above + before] = i
-                    first[above + before] = above
+                    walk[p] = order[p]
+                    starts[p] = first[p] == p
+                for k in range(count):
+                    who = walk[k]
+                    at = 0
+                    while order[at] != who:
+                        at += 1
+                    begin = at
+                    while not starts[begin]:
+                        begin -= 1
+                    target = -1
+                    for q in range(begin):  # the first earlier slot with an enemy it strikes first
+                        if pairs[who, order[q]]:
+                            target = q
+                            break
+                    if target < 0:
+                        continue
+                    while not starts[target]:
+                        target -= 1
+                    if starts[at] and at + 1 < count and not starts[at + 1]:
+                        starts[at + 1] = True  # the next in its old slot now begins it
+                    for q in range(at, target, -1):
+                        order[q] = order[q - 1]
+                        starts[q] = starts[q - 1]
+                    order[target] = who
+                    starts[target] = True
+                begin = 0
+                for p in range(count):
+                    if starts[p]:
+                        begin = p
+                    first[p] = begin
             for j in range(count):
                 received[j] = 0
                 downed[j] = -1

@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from referee.rules import hit_points
 from referee.sim.compile import Compiled
+from referee.sim.first_strike import strike_first
 from referee.sim.procedures import NOBODY
 from referee.sim.result import Tally
 from referee.sim.tables import IntArray, Packed
@@ -147,21 +148,15 @@ def _initiative(
     """Order of action: the highest key first, equal keys in one slot, file order inside a slot.
 
     Returns, per position (C, m), the combatant acting there and the first position of its slot. In
-    round 1 with first strike the order is looked up by the pattern of who rolled above whom."""
+    round 1 those with first strike then move before the enemies they strike first (ODD-INIT-5/6)."""
     count, m = active.shape
     drawn = unit_keys(c, round_no, rng, m)
     keys = drawn[c.unit_of]
     keys[~active] = 0  # below every rank: those down act in no slot
-    if round_no == 1 and c.first_round is not None:
-        units = drawn.shape[0]
-        code = np.zeros(m, dtype=np.int64)
-        for i in range(units):
-            above_i = sum((drawn[j] > drawn[i]).astype(np.int64) for j in range(units) if j != i)
-            code += above_i * units**i
-        return c.first_round[code, 0].T, c.first_round[code, 1].T
-    if count > PAIRWISE_LIMIT:
-        return order_by_sorting(keys)
-    return order_pairwise(keys)
+    order = order_by_sorting(keys) if count > PAIRWISE_LIMIT else order_pairwise(keys)
+    if round_no == 1 and c.first_strike is not None:  # ODD-INIT-5/6: the walk of apply_first_strike
+        return strike_first(order[0], order[1], c.first_strike)
+    return order
 
 
 def order_pairwise(keys: Any) -> tuple[Any, Any]:

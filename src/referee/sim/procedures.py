@@ -2,8 +2,8 @@
 
 - hit points at set-up: :func:`hit_points.roll_hit_points` (ODD-HD-1, ODD-HD-2), enumerated;
 - initiative: each unit's sort key from :func:`initiative.roll_unit` (ODD-INIT-1..4), per round,
-  ranked to integers that compare as the keys do; round 1's order with first strike (ODD-INIT-5/6)
-  from :func:`initiative.order_from_rolls` and :func:`initiative.apply_first_strike`;
+  ranked to integers that compare as the keys do (round 1's first strike, ODD-INIT-5/6:
+  :mod:`referee.sim.first_strike`);
 - defeat: :func:`hit_points.status_after_damage` per reachable hit-point total (ODD-HP-1, GAP-HP-ZERO);
 - the default target: :func:`targeting.target_priority` per (combatant, hit points), ranked;
 - who may act in its slot: :func:`turns.next_actor` per (status, struck down in its own slot) (ODD-INIT-3);
@@ -40,7 +40,6 @@ from referee.sim.tables import (
     to_table,
 )
 
-FIRST_STRIKE_LIMIT = 6  # initiative units (combatants, or sides) whose round-1 orders are tabulated
 SUBSET_LIMIT = 6  # sides up to this size: group keys are checked for every subset of standing members
 MAX_SIDES = 12  # the end-of-fight table has 2**sides columns
 NOBODY = np.int64(1) << 62  # target key of a combatant nobody may choose (not standing)
@@ -131,48 +130,6 @@ def initiative_tables(setup: Setup) -> tuple[IntArray, bool, Packed, IntArray, I
     index = np.arange(len(tables), dtype=np.int64).reshape(len(variants), len(units))
     round_variant = np.array([0, *(variants.index(v) for v in per_round)], dtype=np.int64)
     return unit_of, group, Packed.of(tables), index, round_variant
-
-
-def first_round_orders(setup: Setup, group: bool) -> IntArray | None:
-    """ODD-INIT-5, ODD-INIT-6: round 1's order when someone has first strike, for every pattern of who
-    rolled above whom, from the rules' own ordering and first-strike functions. None if nobody has it.
-
-    Row `code` (sum of above_i * units**i) holds the combatant at each position and the first position
-    of its slot."""
-    rs = setup.ruleset
-    combatants = {c.name: c for c in setup.combatants}
-    if not rs.is_on("first_strike_reach_size") or not any(
-        initiative.has_first_strike(a, b) for a in setup.combatants for b in setup.enemies_of(a.name)
-    ):
-        return None
-    everyone = list(setup.combatants)
-    units = initiative.initiative_units(rs, everyone, setup.sides)
-    members = initiative.members_of_units(rs, everyone, setup.sides)
-    if len(units) > FIRST_STRIKE_LIMIT:
-        raise Unsupported(
-            f"first strike in round 1 (ODD-INIT-5) with more than {FIRST_STRIKE_LIMIT} initiative dice"
-        )
-    names = [c.name for c in everyone]
-    count, size = len(names), len(units)
-    table = np.zeros((size**size, 2, count), dtype=np.int64)
-    seen: set[tuple[int, ...]] = set()
-    for levels in itertools.product(range(size), repeat=size):
-        above = tuple(sum(other < mine for other in levels) for mine in levels)  # who rolled higher
-        if above in seen:
-            continue
-        seen.add(above)
-        rolls = [initiative.UnitRoll(u, 0, (size - above[i],)) for i, u in enumerate(units)]
-        order = initiative.order_from_rolls(rs, rolls, members)
-        order, _ = initiative.apply_first_strike(order, combatants)
-        code = sum(a * size**i for i, a in enumerate(above))
-        position = 0
-        for slot_no, slot in enumerate(order):
-            start = sum(len(s) for s in order[:slot_no])
-            for name in slot:
-                table[code, 0, position] = names.index(name)
-                table[code, 1, position] = start
-                position += 1
-    return table
 
 
 # --- defeat, target choice, turns, the end ---------------------------------------------------------

@@ -83,11 +83,14 @@ def simulate(
     force_engine: bool = False,
     batch: int | None = None,
     kernel: str | None = None,
+    on_path: Callable[[str, str], None] | None = None,
 ) -> SimResult:
     """Play `n` fights of `setup`. Same seed and worker count → identical result (each batch is seeded
     from a SeedSequence spawned by batch index, so the result does not depend on the workers at all).
 
-    `kernel`: NUMBA (compiled, the default when numba is installed) or NUMPY (the array reference)."""
+    `kernel`: NUMBA (compiled, the default when numba is installed) or NUMPY (the array reference).
+    `on_path(path, reason)` hears which path will play the fights (and why not the fast one) before
+    any fight is played; `progress(done, total)` after each batch."""
     if n < 1:
         raise IllegalActionError(f"the number of fights must be at least 1, not {n}")
     if workers < 1:
@@ -97,6 +100,8 @@ def simulate(
     compiled, reason = plan_run(setup, force_engine)
     if compiled is None:  # the event engine rolls every hit die of every fight
         check_engine_dice(setup.combatants, setup.max_rounds, n, setup.name)
+    if on_path is not None:
+        on_path(VECTORISED if compiled is not None else EVENT_ENGINE, reason)
     kernel = kernel or default_kernel()
     if kernel not in {NUMBA, NUMPY}:
         raise IllegalActionError(f"unknown kernel {kernel!r}; kernels: {NUMBA}, {NUMPY}")

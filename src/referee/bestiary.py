@@ -1,0 +1,160 @@
+"""The bestiary and the shorthands of an encounter's combatants: `monster:` and `stat_block:` (issue 15).
+
+The built-in monsters are src/referee/catalog/monsters.yaml, each a stat line read by
+:mod:`referee.statblock`. :func:`expand_shorthands` turns a combatant's `monster: ogre` (the bestiary's
+fields) and `stat_block: "AC 5 [14], HD 5 …"` (the line's fields) into ordinary fields before the file is
+validated; the combatant's own fields override both, and `stat_block` overrides `monster`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from referee.errors import EncounterFileError
+from referee.statblock import StatBlock, StatBlockError, parse_stat_block
+
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# names a referee types for a bestiary entry (lower case)
+ALIASES = {
+    "lizardman": "lizard man",
+    "lizard men": "lizard man",
+    "black bear": "bear",
+    "rat": "giant rat",
+    "spider": "giant spider",
+    "centipede": "giant centipede",
+    "scorpion": "giant scorpion",
+    "ant": "giant ant",
+    "boar": "wild boar",
+    "snake": "giant snake",
+    "gryphon": "griffon",
+    "specter": "spectre",
+}
+
+
+@dataclass(frozen=True)
+class Monster:
+    """A bestiary entry: its stat line read, its size and creature type, and what it leaves out."""
+
+    name: str
+    stat: str
+    block: StatBlock
+    size: str = "medium"
+    creature_type: str | None = None
+    assumed: bool = True
+    note: str | None = None
+
+    def fields(self, descending: bool = False) -> dict[str, Any]:
+        """The combatant fields `monster: NAME` stands for, AC in the ruleset's convention."""
+        out = {"name": self.name.title(), **self.block.fields(descending), "size": self.size}
+        if self.creature_type:
+            out["creature_type"] = self.creature_type
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """What `referee bestiary --json` prints for it."""
+        b = self.block
+        out: dict[str, Any] = {
+            "name": self.name,
+            "hit_dice": b.hit_dice,
+            "ac": {"descending": b.ac(descending=True), "ascending": b.ac(descending=False)},
+            "attacks": [{"weapon": a.weapon, "damage": a.damage, "count": a.count} for a in b.attacks],
+            "move": b.move,
+            "fly": b.fly,
+            "swim": b.swim,
+            "morale": b.morale,
+            "saves": b.saves,
+            "size": self.size,
+            "creature_type": self.creature_type,
+            "stat": self.stat,
+            "assumed": self.assumed,
+            "note": self.note,
+        }
+        return {k: v for k, v in out.items() if v is not None}
+
+
+def _key(name: str) -> str:
+    key = " ".join(name.lower().split())
+    return ALIASES.get(key, key)
+
+
+@cache
+def monsters() -> dict[str, Monster]:
+    """The built-in bestiary by lower-case name (a broken file is a packaging bug)."""
+    text = resources.files("referee.catalog").joinpath("monsters.yaml").read_text(encoding="utf-8")
+    out: dict[str, Monster] = {}
+    for entry in yaml.load(text, Loader=SAFE_LOADER):
+        try:
+            out[_key(entry["name"])] = Monster(block=parse_stat_block(entry["stat"]), **entry)
+        except (StatBlockError, KeyError, TypeError) as exc:
+            raise EncounterFileError(f"bestiary monsters.yaml: {entry!r}: {exc}") from None
+    return out
+
+
+def monster(name: str) -> Monster:
+    """The named monster, or an error with the near names."""
+    found = monsters().get(_key(name))
+    if found is None:
+        near = difflib.get_close_matches(_key(name), list(monsters()) + list(ALIASES), n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+        raise EncounterFileError(f"unknown monster {name!r}{hint} (`referee bestiary` lists them)")
+    return found
+
+
+def expand_shorthands(data: Any, where: str, descending: bool) -> Any:
+    """Encounter data with every combatant's `monster:` and `stat_block:` spelled out as fields.
+
+    Anything not shaped like an encounter is returned unchanged, for validation to refuse."""
+    if not isinstance(data, dict) or not isinstance(data.get("sides"), list):
+        return data
+    sides = []
+    for s, side in enumerate(data["sides"]):
+        if isinstance(side, dict) and isinstance(side.get("combatants"), list):
+            side = dict(side)
+            side["combatants"] = [
+                expand_combatant(c, f"{where}: sides.{s}.combatants.{i}", descending)
+                for i, c in enumerate(side["combatants"])
+            ]
+        sides.append(side)
+    return {**data, "sides": sides}
+
+
+def expand_combatant(data: Any, where: str, descending: bool) -> Any:
+    """One combatant's fields: the bestiary's, then the stat line's, then its own (issue 15)."""
+    if not isinstance(data, dict) or ("monster" not in data and "stat_block" not in data):
+        return data
+    merged: dict[str, Any] = {}
+    name = data.get("monster")
+    if name is not None:
+        try:
+            merged.update(monster(str(name)).fields(descending))
+        except EncounterFileError as exc:
+            raise EncounterFileError(f"{where}.monster: {exc}") from None
+    block = data.get("stat_block")
+    if block is not None:
+        try:
+            merged.update(parse_stat_block(str(block)).fields(descending))
+        except StatBlockError as exc:
+            raise EncounterFileError(f"{where}.stat_block: {exc}") from None
+    merged.update(data)
+    if "weapons" in data and "attacks" not in data:
+        merged.pop("attacks", None)  # the file's own weapons replace the routine that named the old ones
+    merged.setdefault("name", "Monster")
+    return merged
+
+
+def has_shorthands(data: Any) -> bool:
+    """Whether any combatant of encounter data gives `monster:` or `stat_block:`."""
+    sides = data.get("sides") if isinstance(data, dict) else None
+    return isinstance(sides, list) and any(
+        isinstance(c, dict) and ("monster" in c or "stat_block" in c)
+        for side in sides
+        if isinstance(side, dict) and isinstance(side.get("combatants"), list)
+        for c in side["combatants"]
+    )

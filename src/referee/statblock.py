@@ -1,0 +1,363 @@
+"""Stat lines as modules print them, read into encounter-file fields (issue 15, item 2).
+
+Two forms are read, the Old-School Essentials one::
+
+    AC 5 [14], HD 5 (25hp), Att 2 × claw (1d4), 1 × bite (1d8), THAC0 15 [+4], MV 120' (40'),
+    SV D10 W11 P12 B13 S14 (3), ML 9, AL Neutral
+
+and the Swords & Wizardry one::
+
+    HD 4; AC 4[15]; Atk 2 claws (1d3), 1 bite (1d6); Move 14; Save 13; AL C; CL/XP 6/400
+
+:func:`parse_stat_block` gives a :class:`StatBlock`; :meth:`StatBlock.fields` the combatant fields it
+stands for (a file's own fields override them). Pure: no files, no catalog. Every part that cannot be
+read is a :class:`StatBlockError` naming that part.
+
+Assumptions (GAP-STAT-LINE): an attack routine is ODD-ATK-3's; an AC given in one notation only gets the
+other as the books print them (ascending = 19 - descending); a movement rate is scaled so that a
+human's (120' in OSE, 12 in S&W) is the engine's 30 ft a round (ODD-MOVE-1); THAC0 T is the attack
+bonus 19 - T; without THAC0 or [+N] the ruleset's own rule gives the bonus (ODD-BTH-2: hit dice).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.errors import EncounterFileError
+
+HUMAN_RATE_FEET = 30  # the engine's human movement rate a round (ODD-MOVE-1)
+OSE_HUMAN_RATE = 120  # OSE's exploration rate for an unarmoured human, feet a turn
+SW_HUMAN_RATE = 12  # Swords & Wizardry's human movement rate
+
+SAVE_NAMES = {"D": "death", "W": "wands", "P": "paralysis", "B": "breath", "S": "spells"}
+
+# label (lower case, first word(s) of a part) → the field it gives; None: read and ignored
+LABELS: dict[str, str | None] = {
+    "ac": "ac",
+    "armor class": "ac",
+    "armour class": "ac",
+    "hd": "hd",
+    "hit dice": "hd",
+    "att": "attacks",
+    "atk": "attacks",
+    "attacks": "attacks",
+    "attack": "attacks",
+    "thac0": "thac0",
+    "mv": "move",
+    "move": "move",
+    "movement": "move",
+    "sv": "saves",
+    "save": "saves",
+    "saves": "saves",
+    "ml": "morale",
+    "morale": "morale",
+    "al": None,
+    "alignment": None,
+    "xp": None,
+    "cl/xp": None,
+    "na": None,
+    "no. appearing": None,
+    "tt": None,
+    "treasure": None,
+    "special": None,
+}
+_LABEL = re.compile(
+    r"^\s*(" + "|".join(re.escape(k) for k in sorted(LABELS, key=len, reverse=True)) + r")\b\.?:?\s*(.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_NUMBER = r"[+\-]?\d+"
+_AC = re.compile(rf"^({_NUMBER})?\s*(?:\[\s*({_NUMBER})\s*\])?$")
+_HD = re.compile(r"^(\d+|½|1/2)\s*([+-]\s*\d+)?\s*\**\s*(?:\(\s*(\d+)\s*hp\s*\))?$", re.IGNORECASE)
+_HP_ONLY = re.compile(r"^(\d*d\d+)\s*hp$", re.IGNORECASE)
+_ATTACK = re.compile(r"^(?:(\d+)\s*[×x*]?\s+)?([a-z][a-z' -]*?)\s*\(([^()]*)\)$", re.IGNORECASE)
+_DAMAGE = re.compile(
+    r"^(\d*d\d+(?:\s*[+-]\s*\d+)?|\d+)(?:\s+(?:or|plus|\+)\b.*|\s*\+\s*[a-z].*)?$", re.IGNORECASE
+)
+_THAC0 = re.compile(rf"^(\d+)\s*(?:\[\s*({_NUMBER})\s*\])?$")
+_RATE = re.compile(r"^(\d+)\s*'?\s*(?:\(\s*(\d+)\s*'?\s*\))?\s*(?:\(?\s*(fly(?:ing)?|swim(?:ming)?)\s*\)?)?$")
+_RATE_WORD_FIRST = re.compile(r"^(fly(?:ing)?|swim(?:ming)?)\s+(\d+)\s*'?\s*(?:\(\s*\d+\s*'?\s*\))?$")
+_OSE_SAVES = re.compile(r"^((?:[DWPBS]\s*\d+\s*)+)(?:\(\s*[^()]*\s*\))?$", re.IGNORECASE)
+
+
+class StatBlockError(EncounterFileError):
+    """A part of a stat line that cannot be read; the message names the part."""
+
+
+@dataclass(frozen=True)
+class Attack:
+    """One attack of the routine: its weapon's name, its damage and how many of it (ODD-ATK-3)."""
+
+    weapon: str
+    damage: str
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class StatBlock:
+    """What a stat line says, each value None when the line does not give it."""
+
+    hit_dice: str | None = None
+    hp: int | None = None
+    ac_descending: int | None = None
+    ac_ascending: int | None = None
+    attacks: tuple[Attack, ...] = ()
+    attack_bonus: int | None = None
+    move: int | None = None
+    fly: int | None = None
+    swim: int | None = None
+    saves: dict[str, int] = field(default_factory=dict)
+    morale: int | None = None
+
+    def ac(self, descending: bool) -> int | None:
+        """The AC in the ruleset's convention: "6 [13]" is 6 under descending rules, 13 under ascending.
+        One notation alone gives the other as the books print them (GAP-STAT-LINE: AAC = 19 - DAC)."""
+        dac, aac = self.ac_descending, self.ac_ascending
+        if descending:
+            return dac if dac is not None else (None if aac is None else 19 - aac)
+        return aac if aac is not None else (None if dac is None else 19 - dac)
+
+    def fields(self, descending: bool = False) -> dict[str, Any]:
+        """The combatant fields of the encounter file this line stands for (no name, no count)."""
+        out: dict[str, Any] = {"kind": "monster"}
+        if self.hit_dice is not None:
+            out["hit_dice"] = self.hit_dice
+        if self.hp is not None:
+            out["hp"] = self.hp
+        ac = self.ac(descending)
+        if ac is not None:
+            out["ac"] = ac
+        if self.attacks:
+            out["weapons"] = [_weapon_fields(a) for a in self.attacks]
+            out["attacks"] = [a.weapon for a in self.attacks for _ in range(a.count)]
+        for name in ("attack_bonus", "move", "fly", "swim", "morale"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        if self.saves:
+            out["saves"] = dict(self.saves)
+        return out
+
+
+# the words of natural attacks: never pummelling (ODD-UNARMED-2), whatever the weapon is called
+NATURAL_WORDS = frozenset(
+    {"claw", "bite", "gore", "horn", "sting", "tail", "tentacle", "hoof", "butt", "talon", "beak", "touch",
+     "slam", "hug", "constrict", "tusk", "kick", "crush", "pincer", "antler", "trample"}
+)  # fmt: skip
+
+
+def _weapon_fields(attack: Attack) -> dict[str, Any]:
+    fields: dict[str, Any] = {"name": attack.weapon, "damage": attack.damage}
+    if NATURAL_WORDS & set(attack.weapon.split()):
+        fields["natural"] = True
+    return fields
+
+
+def split_parts(text: str) -> list[tuple[str, str]]:
+    """The line's parts as (label, value): split at `;` and `,` outside brackets, a piece that starts with
+    no label belonging to the part before it (the attacks of `Att 2 × claw (1d4), 1 × bite (1d8)`)."""
+    pieces: list[str] = []
+    depth, start = 0, 0
+    for i, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth = max(0, depth - 1)
+        elif char in ";," and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
+    parts: list[tuple[str, str]] = []
+    for piece in (p.strip() for p in pieces):
+        if not piece:
+            continue
+        match = _LABEL.match(piece)
+        if match is not None:
+            parts.append((match.group(1), match.group(2).strip()))
+        elif parts and LABELS[parts[-1][0].lower()] in ("attacks", None):
+            label, value = parts[-1]
+            parts[-1] = (label, f"{value}, {piece}")
+        else:
+            raise StatBlockError(f"stat block part {piece!r} starts with no known label (AC, HD, Att, MV …)")
+    return parts
+
+
+def parse_stat_block(text: str) -> StatBlock:
+    """Read a stat line in the OSE or the Swords & Wizardry form (module docstring)."""
+    text = " ".join(text.replace("−", "-").replace("–", "-").split())
+    if not text:
+        raise StatBlockError("the stat block is empty")
+    values: dict[str, Any] = {}
+    seen: set[str] = set()
+    for label, value in split_parts(text):
+        target = LABELS[label.lower()]
+        if target is None:
+            continue
+        if target in seen:
+            raise StatBlockError(f"stat block gives {label!r} twice")
+        seen.add(target)
+        values.update(_READERS[target](value, label))
+    return StatBlock(**values)
+
+
+def _part(label: str, value: str) -> str:
+    return f"{label} {value}".strip()
+
+
+def _read_ac(value: str, label: str) -> dict[str, Any]:
+    match = _AC.match(value)
+    if not value or match is None:
+        raise StatBlockError(
+            f"stat block part {_part(label, value)!r}: AC is not like '5 [14]', '4[15]' or '6'"
+        )
+    dac, aac = match.groups()
+    return {"ac_descending": _int(dac), "ac_ascending": _int(aac)}
+
+
+def _read_hd(value: str, label: str) -> dict[str, Any]:
+    only_hp = _HP_ONLY.match(value)
+    if only_hp:  # "HD 1d4hp": the hit points' dice themselves
+        return {"hit_dice": only_hp.group(1).lower()}
+    match = _HD.match(value)
+    if match is None:
+        raise StatBlockError(
+            f"stat block part {_part(label, value)!r}: hit dice are not like '5', '4+1', '½' or '5 (25hp)'"
+        )
+    count, plus, hp = match.groups()
+    hit_dice = "1d4" if count in ("½", "1/2") else f"{count}{(plus or '').replace(' ', '')}"
+    return {"hit_dice": hit_dice, "hp": _int(hp)}
+
+
+def _read_attacks(value: str, label: str) -> dict[str, Any]:
+    if "/" in value.split("(")[0] or re.search(r"\d*d\d+\s*/\s*\d*d\d+", value):
+        raise StatBlockError(
+            f"stat block part {_part(label, value)!r}: write each attack as '1 × claw (1d3)', not damage"
+            " split by '/'"
+        )
+    attacks: list[Attack] = []
+    for piece in re.split(r",|\band\b|\+(?=\s*\d+\s*[×x*]?\s+[a-z])", value, flags=re.IGNORECASE):
+        piece = piece.strip()
+        if not piece:
+            continue
+        match = _ATTACK.match(piece)
+        damage = _DAMAGE.match(match.group(3).strip()) if match else None
+        if match is None or damage is None:
+            raise StatBlockError(
+                f"stat block part {_part(label, value)!r}: attack {piece!r} is not like '2 × claw (1d4)'"
+            )
+        count = int(match.group(1) or 1)
+        if count < 1 or count > 12:
+            raise StatBlockError(f"stat block part {_part(label, value)!r}: {count} attacks of one kind")
+        attacks.append(Attack(_weapon_name(match.group(2), count), damage.group(1).replace(" ", ""), count))
+    if not attacks:
+        raise StatBlockError(f"stat block part {_part(label, value)!r}: no attacks")
+    return {"attacks": _distinct(attacks)}
+
+
+def _weapon_name(name: str, count: int) -> str:
+    """ "claws" of "2 claws" is the weapon claw; the weapon is named once however often it strikes."""
+    name = " ".join(name.lower().split())
+    if count > 1 and name.endswith("s") and not name.endswith("ss"):
+        name = name[:-1]
+    return name
+
+
+def _distinct(attacks: list[Attack]) -> tuple[Attack, ...]:
+    """One weapon per name: two attacks of one name with different damage become "bite" and "bite 2"."""
+    kept: list[Attack] = []
+    for attack in attacks:
+        same = [a for a in kept if a.weapon == attack.weapon or a.weapon.startswith(attack.weapon + " ")]
+        if same and all(a.damage != attack.damage for a in same):
+            attack = Attack(f"{attack.weapon} {len(same) + 1}", attack.damage, attack.count)
+        elif same:
+            first = next(a for a in same if a.damage == attack.damage)
+            kept[kept.index(first)] = Attack(first.weapon, first.damage, first.count + attack.count)
+            continue
+        kept.append(attack)
+    return tuple(kept)
+
+
+def _read_thac0(value: str, label: str) -> dict[str, Any]:
+    match = _THAC0.match(value)
+    if match is None:
+        raise StatBlockError(f"stat block part {_part(label, value)!r}: THAC0 is not like '15 [+4]' or '17'")
+    thac0, bonus = match.groups()
+    return {"attack_bonus": _int(bonus) if bonus is not None else 19 - int(thac0)}
+
+
+def _read_move(value: str, label: str) -> dict[str, Any]:
+    """ "120' (40')", "90' (30') / 180' (60') flying", "12", "6/18 (flying)": walking, then fly or swim."""
+    rates: dict[str, int] = {}
+    in_feet = "'" in value
+    for piece in value.split("/"):
+        piece = piece.strip().lower().rstrip(".")
+        match = _RATE.match(piece)
+        word_first = _RATE_WORD_FIRST.match(piece)
+        if match is not None:
+            number, mode = match.group(1), match.group(3)
+        elif word_first is not None:
+            number, mode = word_first.group(2), word_first.group(1)
+        else:
+            raise StatBlockError(
+                f"stat block part {_part(label, value)!r}: movement {piece!r} is not like \"120' (40')\" or '12'"
+            )
+        key = "move" if not mode else ("fly" if mode.startswith("fly") else "swim")
+        if key in rates:
+            raise StatBlockError(f"stat block part {_part(label, value)!r}: say which rate is fly or swim")
+        rates[key] = _scaled_rate(int(number), feet=in_feet or int(number) > 50)
+    return rates
+
+
+def _scaled_rate(rate: int, feet: bool) -> int:
+    """GAP-STAT-LINE: a human's rate (OSE 120', S&W 12) is the engine's 30 ft a round (ODD-MOVE-1)."""
+    human = OSE_HUMAN_RATE if feet else SW_HUMAN_RATE
+    return rate * HUMAN_RATE_FEET // human
+
+
+def _read_saves(value: str, label: str) -> dict[str, Any]:
+    if re.fullmatch(r"\d+", value):  # S&W: one saving throw
+        return {"saves": {"save": int(value)}}
+    match = _OSE_SAVES.match(value)
+    if match is None:
+        raise StatBlockError(
+            f"stat block part {_part(label, value)!r}: saves are not like 'D10 W11 P12 B13 S14 (3)' or '13'"
+        )
+    saves = {SAVE_NAMES[k.upper()]: int(n) for k, n in re.findall(r"([DWPBS])\s*(\d+)", match.group(1), re.I)}
+    return {"saves": saves}
+
+
+def _read_morale(value: str, label: str) -> dict[str, Any]:
+    if not re.fullmatch(r"\d+", value) or not 2 <= int(value) <= 12:
+        raise StatBlockError(f"stat block part {_part(label, value)!r}: morale is a number from 2 to 12")
+    return {"morale": int(value)}
+
+
+def _int(text: str | None) -> int | None:
+    return None if text is None else int(text.replace("−", "-").replace("+", ""))
+
+
+_READERS = {
+    "ac": _read_ac,
+    "hd": _read_hd,
+    "attacks": _read_attacks,
+    "thac0": _read_thac0,
+    "move": _read_move,
+    "saves": _read_saves,
+    "morale": _read_morale,
+}
+
+
+def split_blocks(text: str) -> list[tuple[str, str]]:
+    """Pasted text → (name, stat line) per paragraph: the name on the paragraph's first line."""
+    blocks: list[tuple[str, str]] = []
+    for paragraph in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
+        lines = [line.strip() for line in paragraph.strip().splitlines() if line.strip()]
+        if not lines:
+            continue
+        if len(lines) == 1:
+            raise StatBlockError(
+                f"paragraph {lines[0][:60]!r}: give the name on its own first line, then the stat line"
+            )
+        blocks.append((lines[0].rstrip(":"), " ".join(lines[1:])))
+    return blocks
