@@ -10,16 +10,18 @@ from referee.bestiary import monster, monsters
 from referee.errors import EncounterFileError
 from referee.files import setup_from_data
 
-CLASSIC = (
-    "kobold goblin orc hobgoblin gnoll bugbear ogre troll wolf bear skeleton zombie ghoul wight wraith"
-).split() + ["lizard man", "giant rat", "giant spider"]
+CLASSIC = ("kobold", "goblin", "orc", "hobgoblin", "gnoll", "bugbear", "lizard man", "ogre", "troll",
+           "giant rat", "wolf", "bear", "giant spider", "skeleton", "zombie", "ghoul", "wight", "wraith")  # fmt: skip
 
 
 def encounter(*monsters_side: dict[str, Any], ruleset: str = "odd") -> dict[str, Any]:
     return {
         "ruleset": ruleset,
         "sides": [
-            {"name": "Party", "combatants": [{"name": "Angthar", "level": 3, "hp": 20, "weapons": ["long sword"]}]},
+            {
+                "name": "Party",
+                "combatants": [{"name": "Angthar", "level": 3, "hp": 20, "weapons": ["long sword"]}],
+            },
             {"name": "Monsters", "combatants": list(monsters_side)},
         ],
     }
@@ -44,7 +46,9 @@ def test_names_forgive_case_spacing_and_aliases() -> None:
 
 def test_monster_fills_a_combatant_and_its_own_fields_override() -> None:
     """ODD-ATK-3: the troll's routine is claw, claw, bite; hp and name from the file win."""
-    setup = setup_from_data(encounter({"monster": "troll", "hp": 30}, {"monster": "orc", "name": "Orc", "count": 2}))
+    setup = setup_from_data(
+        encounter({"monster": "troll", "hp": 30}, {"monster": "orc", "name": "Orc", "count": 2})
+    )
     troll = setup.combatant("Troll")
     assert troll.is_monster and troll.hit_dice == 6 and troll.hp == 30 and troll.hp_dice == "6d8+3"
     assert troll.attacks == ("claw", "claw", "bite") and troll.ac == 15
@@ -54,7 +58,7 @@ def test_monster_fills_a_combatant_and_its_own_fields_override() -> None:
 
 
 def test_ac_is_read_in_the_rulesets_convention() -> None:
-    """"5 [14]": 14 under ascending rules (ODD-AC-1), 5 under descending ones (DAC-AC-1)."""
+    """ "5 [14]": 14 under ascending rules (ODD-AC-1), 5 under descending ones (DAC-AC-1)."""
     assert setup_from_data(encounter({"monster": "ogre"})).combatant("Ogre").ac == 14
     assert setup_from_data(encounter({"monster": "ogre"}, ruleset="dac")).combatant("Ogre").ac == 5
     data = encounter({"monster": "ogre"}, ruleset="odd")
@@ -80,7 +84,10 @@ def test_the_files_own_weapons_replace_the_routine() -> None:
     ("combatant", "message"),
     [
         ({"monster": "dragonne"}, "sides.1.combatants.0.monster: unknown monster 'dragonne'"),
-        ({"name": "X", "stat_block": "HD 2, AC lots"}, "sides.1.combatants.0.stat_block: stat block part 'AC lots'"),
+        (
+            {"name": "X", "stat_block": "HD 2, AC lots"},
+            "sides.1.combatants.0.stat_block: stat block part 'AC lots'",
+        ),
         (
             {"name": "X", "hit_dice": 2, "weapons": [{"name": "claw", "damage": "1d3/1d3/1d6"}]},
             "lists several attacks; give each its weapon and name them in `attacks:`",
@@ -90,3 +97,43 @@ def test_the_files_own_weapons_replace_the_routine() -> None:
 def test_errors_name_the_place_and_the_part(combatant: dict[str, Any], message: str) -> None:
     with pytest.raises(EncounterFileError, match=message.replace("(", r"\(").replace("[", r"\[")):
         setup_from_data(encounter(combatant))
+
+
+@pytest.mark.parametrize(
+    ("fields", "ascending", "descending"),
+    [
+        ({"ac": "6 [13]"}, 13, 6),
+        ({"ac": "4[15]"}, 15, 4),
+        ({"ac_descending": 6}, 13, 6),
+        ({"ac_ascending": 13}, 13, 6),
+        ({"ac": 13}, 13, 13),  # a bare number is the ruleset's own convention, as before
+    ],
+)
+def test_both_ac_notations_are_read_in_the_rulesets_convention(
+    fields: dict[str, Any], ascending: int, descending: int
+) -> None:
+    """Issue 15 item 1: "6 [13]" is descending [ascending] (ODD-AC-1 ascending, DAC-AC-1 descending)."""
+    orc = {"name": "Orc", "hit_dice": 1, "weapons": ["spear"], **fields}
+    assert setup_from_data(encounter(orc)).combatant("Orc").ac == ascending
+    assert setup_from_data(encounter(orc, ruleset="dac")).combatant("Orc").ac == descending
+
+
+def test_a_bare_low_ac_under_ascending_rules_is_warned_about() -> None:
+    orc = {"name": "Orc", "hit_dice": 1, "ac": 6, "weapons": ["spear"]}
+    (warning,) = setup_from_data(encounter(orc)).warnings
+    assert "(Orc): ac 6 is ascending" in warning and "did you mean descending AC 6 [13]?" in warning
+    assert setup_from_data(encounter(orc, ruleset="dac")).warnings == ()
+    assert setup_from_data(encounter({**orc, "ac": "6 [13]"})).warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"ac": "six"}, "sides.1.combatants.0.ac: AC 'six' is not like '6 [13]'"),
+        ({"ac": 6, "ac_descending": 6}, "give one of ac, ac_descending, not both"),
+        ({"ac_descending": "6"}, "ac_descending: expected a whole number"),
+    ],
+)
+def test_a_bad_ac_notation_is_named(fields: dict[str, Any], message: str) -> None:
+    with pytest.raises(EncounterFileError, match=message.replace("[", r"\[")):
+        setup_from_data(encounter({"name": "Orc", "hit_dice": 1, **fields}))

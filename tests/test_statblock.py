@@ -52,7 +52,12 @@ def test_one_notation_gives_the_other_as_the_books_print_it() -> None:
 
 @pytest.mark.parametrize(
     ("text", "hit_dice", "hp"),
-    [("HD ½", "1d4", None), ("HD 1-1", "1-1", None), ("HD 4+1* (19hp)", "4+1", 19), ("HD 1d4hp", "1d4", None)],
+    [
+        ("HD ½", "1d4", None),
+        ("HD 1-1", "1-1", None),
+        ("HD 4+1* (19hp)", "4+1", 19),
+        ("HD 1d4hp", "1d4", None),
+    ],
 )
 def test_hit_dice_forms(text: str, hit_dice: str, hp: int | None) -> None:
     block = parse_stat_block(text)

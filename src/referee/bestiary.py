@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from referee.errors import EncounterFileError
-from referee.statblock import StatBlock, StatBlockError, parse_stat_block
+from referee.statblock import StatBlock, StatBlockError, ac_in_convention, parse_stat_block
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -125,9 +125,20 @@ def expand_shorthands(data: Any, where: str, descending: bool) -> Any:
     return {**data, "sides": sides}
 
 
+AC_NOTATIONS = ("ac", "ac_descending", "ac_ascending")
+
+
+def _uses_shorthand(c: Any) -> bool:
+    return isinstance(c, dict) and (
+        "monster" in c or "stat_block" in c or "ac_descending" in c or "ac_ascending" in c
+        or isinstance(c.get("ac"), str)
+    )  # fmt: skip
+
+
 def expand_combatant(data: Any, where: str, descending: bool) -> Any:
-    """One combatant's fields: the bestiary's, then the stat line's, then its own (issue 15)."""
-    if not isinstance(data, dict) or ("monster" not in data and "stat_block" not in data):
+    """One combatant's fields: the bestiary's, then the stat line's, then its own (issue 15), with its
+    AC in the ruleset's convention (`ac: "6 [13]"`, `ac_descending: 6`, `ac_ascending: 13`)."""
+    if not _uses_shorthand(data):
         return data
     merged: dict[str, Any] = {}
     name = data.get("monster")
@@ -143,18 +154,56 @@ def expand_combatant(data: Any, where: str, descending: bool) -> Any:
         except StatBlockError as exc:
             raise EncounterFileError(f"{where}.stat_block: {exc}") from None
     merged.update(data)
+    merged.update(_ac_fields(data, where, descending))
     if "weapons" in data and "attacks" not in data:
         merged.pop("attacks", None)  # the file's own weapons replace the routine that named the old ones
     merged.setdefault("name", "Monster")
     return merged
 
 
+def _ac_fields(data: dict[str, Any], where: str, descending: bool) -> dict[str, Any]:
+    """`ac` from whichever AC notation the combatant gives (one only), in the ruleset's convention."""
+    given = [key for key in AC_NOTATIONS if key in data]
+    if len(given) > 1:
+        raise EncounterFileError(f"{where}: give one of {', '.join(given)}, not both")
+    if not given or (given == ["ac"] and not isinstance(data["ac"], str)):
+        return {}
+    key = given[0]
+    value = data[key]
+    if key != "ac":
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise EncounterFileError(f"{where}.{key}: expected a whole number, got {value!r}")
+        value = f"{value}" if key == "ac_descending" else f"[{value}]"
+    try:
+        return {"ac": ac_in_convention(value, descending)}
+    except StatBlockError as exc:
+        raise EncounterFileError(f"{where}.{key}: {exc}") from None
+
+
 def has_shorthands(data: Any) -> bool:
     """Whether any combatant of encounter data gives `monster:` or `stat_block:`."""
     sides = data.get("sides") if isinstance(data, dict) else None
     return isinstance(sides, list) and any(
-        isinstance(c, dict) and ("monster" in c or "stat_block" in c)
+        _uses_shorthand(c)
         for side in sides
         if isinstance(side, dict) and isinstance(side.get("combatants"), list)
         for c in side["combatants"]
     )
+
+
+def ac_warnings(data: Any, where: str, descending: bool) -> list[str]:
+    """A bare `ac` under 10 under ascending rules is most likely a module's descending AC (issue 15)."""
+    if descending or not isinstance(data, dict) or not isinstance(data.get("sides"), list):
+        return []
+    found: list[str] = []
+    for s, side in enumerate(data["sides"]):
+        combatants = side.get("combatants") if isinstance(side, dict) else None
+        for i, c in enumerate(combatants if isinstance(combatants, list) else []):
+            ac = c.get("ac") if isinstance(c, dict) else None
+            if isinstance(ac, int) and not isinstance(ac, bool) and ac < 10:
+                found.append(
+                    f"{where}: sides.{s}.combatants.{i} ({c.get('name', c.get('monster', '?'))}): ac {ac} is"
+                    f" ascending under these rules (worse than no armour); did you mean descending AC"
+                    f' {ac} [{19 - ac}]? Write ac: "{ac} [{19 - ac}]" or ac_descending: {ac}'
+                )
+    return found

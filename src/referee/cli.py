@@ -49,6 +49,16 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+def warn(warnings: tuple[str, ...] | list[str]) -> None:
+    """What a file may not mean (a module's descending AC read as ascending, issue 15): one line each on
+    stderr; the command goes on."""
+    if warnings:
+        from referee.commands.app import err_console
+
+        for warning in warnings:
+            err_console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+
+
 def dump_json(data: Any) -> None:
     import json
 

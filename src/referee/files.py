@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from referee import catalog
-from referee.bestiary import expand_shorthands, has_shorthands
+from referee.bestiary import ac_warnings, expand_shorthands, has_shorthands
 from referee.checks import Modifier
 from referee.errors import EncounterFileError, OptionError
 from referee.model import (
@@ -210,6 +210,7 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
         environment=dict(spec.environment),
         rulings={name: ruling_situation(name, r) for name, r in spec.rulings.items()},
         source=source,
+        warnings=tuple(ac_warnings(data, where, ruleset.armour_class is ArmourClass.DESCENDING)),
     )
 
 

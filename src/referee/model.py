@@ -299,6 +299,10 @@ class CombatantSpec(Spec):
     stat_block: Annotated[str, Field(min_length=1, max_length=2000)] | None = None
     saves: dict[Annotated[str, Field(max_length=20)], Annotated[int, Field(ge=1, le=30)]] = {}
     morale: Annotated[int, Field(ge=2, le=12)] | None = None
+    # issue 15: AC in one notation, read into `ac` in the ruleset's convention before validation
+    # (referee.bestiary); `ac` itself may be written "6 [13]" (descending [ascending]) there
+    ac_descending: Annotated[int, Field(ge=-30, le=30)] | None = None
+    ac_ascending: Annotated[int, Field(ge=-30, le=60)] | None = None
 
     @field_validator("size", mode="before")
     @classmethod

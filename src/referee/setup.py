@@ -32,6 +32,8 @@ class Setup:
     environment: Mapping[str, Any] = field(default_factory=dict)
     rulings: Mapping[str, Situation] = field(default_factory=dict)  # the referee's stored rulings (ODD-SIT-1)
     source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # what the file may not mean, e.g. a module's descending AC read as ascending (issue 15)
+    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     def combatant(self, name: str) -> Combatant:
         for c in self.combatants:

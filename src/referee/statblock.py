@@ -348,6 +348,18 @@ _READERS = {
 }
 
 
+def ac_in_convention(text: str, descending: bool) -> int:
+    """An AC written "6 [13]" (descending [ascending]), "6" or "[13]", in the ruleset's convention
+    (issue 15, item 1; GAP-STAT-LINE for the notation not given)."""
+    match = _AC.match(" ".join(str(text).replace("−", "-").split()))
+    if match is None or match.group(0) == "":
+        raise StatBlockError(f"AC {text!r} is not like '6 [13]' (descending [ascending]), '6' or '[13]'")
+    dac, aac = _int(match.group(1)), _int(match.group(2))
+    found = StatBlock(ac_descending=dac, ac_ascending=aac).ac(descending)
+    assert found is not None  # the match holds one number at least
+    return found
+
+
 def split_blocks(text: str) -> list[tuple[str, str]]:
     """Pasted text → (name, stat line) per paragraph: the name on the paragraph's first line."""
     blocks: list[tuple[str, str]] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import referee
 
@@ -32,10 +33,13 @@ def test_one_monster_as_json() -> None:
 def test_an_unknown_monster_is_one_line_with_near_names() -> None:
     out = referee("bestiary", "ogr")
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.strip() == "error: unknown monster 'ogr'; did you mean 'ogre' or 'orc'? (`referee bestiary` lists them)"
+    assert (
+        out.stderr.strip()
+        == "error: unknown monster 'ogr'; did you mean 'ogre' or 'orc'? (`referee bestiary` lists them)"
+    )
 
 
-def test_an_encounter_with_monster_fights(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_an_encounter_with_monster_fights(tmp_path: Path) -> None:
     path = tmp_path / "e.yaml"
     path.write_text(
         "sides:\n"

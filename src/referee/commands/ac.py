@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from referee.cli import app, console, dump_json
+from referee.cli import app, console, dump_json, warn
 from referee.model import UNARMED, Combatant
 from referee.rules.dac import KINDS, FourACs
 from referee.setup import Setup
@@ -70,6 +70,7 @@ def ac(
     from referee.files import load_encounter
 
     setup = load_encounter(file)
+    warn(setup.warnings)
     names = [name] if name is not None else [c.name for c in setup.combatants]
     rows = [ac_row(n, armour_classes_in(setup, n)) for n in names]
     if as_json:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from referee.cli import app, console, dump_json
+from referee.cli import app, console, dump_json, warn
 
 if TYPE_CHECKING:
     from referee.engine.fight import FightResult
@@ -48,6 +48,7 @@ def fight(
     from referee.render import print_fight
 
     setup = load_encounter(file)
+    warn(setup.warnings)
     check_fight_turns(len(setup.combatants), max_rounds or setup.max_rounds, str(file))
     source = RandomDice(seed if seed is not None else 0)
     dice_source = ScriptedDice(typed_script(dice, parse_script), then=source) if dice else source

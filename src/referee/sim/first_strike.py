@@ -30,7 +30,10 @@ def moves_before(setup: Setup) -> npt.NDArray[np.bool_] | None:
     if not setup.ruleset.is_on("first_strike_reach_size"):
         return None
     pairs = np.array(
-        [[a.side != b.side and initiative.has_first_strike(a, b) is not None for b in everyone] for a in everyone],
+        [
+            [a.side != b.side and initiative.has_first_strike(a, b) is not None for b in everyone]
+            for a in everyone
+        ],
         dtype=np.bool_,
     )
     return pairs if pairs.any() else None
@@ -60,7 +63,9 @@ def strike_first(actor_at: Any, slot_first: Any, pairs: npt.NDArray[np.bool_]) -
         heir = starts[f, p] & (p + 1 < count) & ~starts[f, nxt]
         starts[f[heir], nxt[heir]] = True
         # positions target..p-1 step back one; it takes `target`, alone
-        source = np.where((where[None, :] > target[:, None]) & (where[None, :] <= p[:, None]), where - 1, where)
+        source = np.where(
+            (where[None, :] > target[:, None]) & (where[None, :] <= p[:, None]), where - 1, where
+        )
         source[np.arange(f.size), target] = p
         seq[f] = np.take_along_axis(seq[f], source, axis=1)
         starts[f] = np.take_along_axis(starts[f], source, axis=1)
@@ -69,7 +74,9 @@ def strike_first(actor_at: Any, slot_first: Any, pairs: npt.NDArray[np.bool_]) -
     return np.ascontiguousarray(seq.T), np.ascontiguousarray(first.T)
 
 
-def slots_of(actor_at: npt.NDArray[np.int64], slot_first: npt.NDArray[np.int64], names: list[str]) -> list[list[str]]:
+def slots_of(
+    actor_at: npt.NDArray[np.int64], slot_first: npt.NDArray[np.int64], names: list[str]
+) -> list[list[str]]:
     """One fight's order (positions) as the rule's slots of names."""
     slots: list[list[str]] = []
     for p, (who, first) in enumerate(zip(actor_at.tolist(), slot_first.tolist(), strict=True)):
