@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -137,3 +138,28 @@ def test_a_bare_low_ac_under_ascending_rules_is_warned_about() -> None:
 def test_a_bad_ac_notation_is_named(fields: dict[str, Any], message: str) -> None:
     with pytest.raises(EncounterFileError, match=message.replace("[", r"\[")):
         setup_from_data(encounter({"name": "Orc", "hit_dice": 1, **fields}))
+
+
+def test_a_referees_own_catalog_adds_and_overrides_monsters(tmp_path: Path) -> None:
+    (tmp_path / "mine.yaml").write_text(
+        "monsters:\n"
+        '  - {name: ogre, stat: "AC 4 [15], HD 5 (30hp), Att 1 × club (2d6)", size: large, assumed: false}\n'
+        '  - {name: cave goblin, stat: "AC 7 [12], HD 1, Att 1 × weapon (1d6)", size: small}\n'
+    )
+    data = {
+        **encounter({"monster": "ogre"}, {"monster": "cave goblin"}, {"monster": "orc"}),
+        "catalog": "mine.yaml",
+    }
+    setup = setup_from_data(data, "e.yaml", base_dir=tmp_path)
+    assert [(c.name, c.ac, c.hp) for c in setup.combatants[1:]] == [
+        ("Ogre", 15, 30),
+        ("Cave Goblin", 12, None),
+        ("Orc", 13, None),
+    ]
+    with pytest.raises(EncounterFileError, match="encounter data not read from a file names no file"):
+        setup_from_data(data)
+    (tmp_path / "mine.yaml").write_text("monsters: [{name: blob, stat: 'HD lots'}]\n")
+    with pytest.raises(
+        EncounterFileError, match=r"mine.yaml: monsters.0 \(blob\): stat block part 'HD lots'"
+    ):
+        setup_from_data(data, "e.yaml", base_dir=tmp_path)

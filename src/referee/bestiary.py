@@ -9,6 +9,7 @@ validated; the combatant's own fields override both, and `stat_block` overrides 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -84,30 +85,51 @@ def _key(name: str) -> str:
     return ALIASES.get(key, key)
 
 
+Bestiary = Mapping[str, Monster]
+MONSTER_KEYS = frozenset({"name", "stat", "size", "creature_type", "assumed", "note"})
+
+
 @cache
 def monsters() -> dict[str, Monster]:
     """The built-in bestiary by lower-case name (a broken file is a packaging bug)."""
     text = resources.files("referee.catalog").joinpath("monsters.yaml").read_text(encoding="utf-8")
+    return read_monsters(yaml.load(text, Loader=SAFE_LOADER), "bestiary monsters.yaml")
+
+
+def read_monsters(entries: Any, where: str) -> dict[str, Monster]:
+    """Bestiary entries ({name, stat, size, creature_type, note}) by lower-case name."""
+    if not isinstance(entries, list):
+        raise EncounterFileError(f"{where}: monsters must be a list of {{name, stat, ...}}")
     out: dict[str, Monster] = {}
-    for entry in yaml.load(text, Loader=SAFE_LOADER):
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not {"name", "stat"} <= set(entry) or set(entry) - MONSTER_KEYS:
+            raise EncounterFileError(
+                f"{where}: monsters.{i}: a monster has name and stat (and size, creature_type, assumed, note)"
+            )
         try:
-            out[_key(entry["name"])] = Monster(block=parse_stat_block(entry["stat"]), **entry)
-        except (StatBlockError, KeyError, TypeError) as exc:
-            raise EncounterFileError(f"bestiary monsters.yaml: {entry!r}: {exc}") from None
+            out[_key(str(entry["name"]))] = Monster(block=parse_stat_block(str(entry["stat"])), **entry)
+        except StatBlockError as exc:
+            raise EncounterFileError(f"{where}: monsters.{i} ({entry['name']}): {exc}") from None
     return out
 
 
-def monster(name: str) -> Monster:
-    """The named monster, or an error with the near names."""
-    found = monsters().get(_key(name))
+def with_own(own: Bestiary | None) -> dict[str, Monster]:
+    """The built-in bestiary with a referee's own monsters added, the own ones winning."""
+    return {**monsters(), **(own or {})}
+
+
+def monster(name: str, own: Bestiary | None = None) -> Monster:
+    """The named monster (a referee's own first), or an error with the near names."""
+    book = with_own(own)
+    found = book.get(_key(name))
     if found is None:
-        near = difflib.get_close_matches(_key(name), list(monsters()) + list(ALIASES), n=3, cutoff=0.6)
+        near = difflib.get_close_matches(_key(name), list(book) + list(ALIASES), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
         raise EncounterFileError(f"unknown monster {name!r}{hint} (`referee bestiary` lists them)")
     return found
 
 
-def expand_shorthands(data: Any, where: str, descending: bool) -> Any:
+def expand_shorthands(data: Any, where: str, descending: bool, own: Bestiary | None = None) -> Any:
     """Encounter data with every combatant's `monster:` and `stat_block:` spelled out as fields.
 
     Anything not shaped like an encounter is returned unchanged, for validation to refuse."""
@@ -118,7 +140,7 @@ def expand_shorthands(data: Any, where: str, descending: bool) -> Any:
         if isinstance(side, dict) and isinstance(side.get("combatants"), list):
             side = dict(side)
             side["combatants"] = [
-                expand_combatant(c, f"{where}: sides.{s}.combatants.{i}", descending)
+                expand_combatant(c, f"{where}: sides.{s}.combatants.{i}", descending, own)
                 for i, c in enumerate(side["combatants"])
             ]
         sides.append(side)
@@ -135,7 +157,7 @@ def _uses_shorthand(c: Any) -> bool:
     )  # fmt: skip
 
 
-def expand_combatant(data: Any, where: str, descending: bool) -> Any:
+def expand_combatant(data: Any, where: str, descending: bool, own: Bestiary | None = None) -> Any:
     """One combatant's fields: the bestiary's, then the stat line's, then its own (issue 15), with its
     AC in the ruleset's convention (`ac: "6 [13]"`, `ac_descending: 6`, `ac_ascending: 13`)."""
     if not _uses_shorthand(data):
@@ -144,7 +166,7 @@ def expand_combatant(data: Any, where: str, descending: bool) -> Any:
     name = data.get("monster")
     if name is not None:
         try:
-            merged.update(monster(str(name)).fields(descending))
+            merged.update(monster(str(name), own).fields(descending))
         except EncounterFileError as exc:
             raise EncounterFileError(f"{where}.monster: {exc}") from None
     block = data.get("stat_block")

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from referee import catalog
-from referee.bestiary import ac_warnings, expand_shorthands, has_shorthands
+from referee.bestiary import Monster, ac_warnings, expand_shorthands, has_shorthands, read_monsters
 from referee.checks import Modifier
 from referee.errors import EncounterFileError, OptionError
 from referee.model import (
@@ -174,8 +174,9 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
         raise EncounterFileError(f"{where}: expected a mapping with `sides`, got {type(data).__name__}")
     check_expanded_size(data, where)  # data from a program (JSON API, library) may also be cyclic
     fields = data
+    own = _own_bestiary(data, where, base_dir)
     if has_shorthands(data):  # `monster:` and `stat_block:` become fields, AC in the ruleset's convention
-        fields = expand_shorthands(data, where, _reads_descending(data, base_dir))
+        fields = expand_shorthands(data, where, _reads_descending(data, base_dir), own)
     try:
         spec = EncounterSpec.model_validate(fields)
     except ValidationError as exc:
@@ -212,6 +213,27 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
         source=source,
         warnings=tuple(ac_warnings(data, where, ruleset.armour_class is ArmourClass.DESCENDING)),
     )
+
+
+def _own_bestiary(data: dict[str, Any], where: str, base_dir: Path | None) -> dict[str, Monster] | None:
+    """The monsters of the file's `catalog:` (issue 15), which add to and override the built-in ones."""
+    name = data.get("catalog")
+    if name is None:
+        return None
+    if base_dir is None:  # nothing sent to a server may make it open a path (docs/errors.md, "Files")
+        raise EncounterFileError(
+            f"{where}: catalog {name!r}: encounter data not read from a file names no file"
+        )
+    path = Path(str(name))
+    return read_own_catalog(path if path.is_absolute() else base_dir / path)
+
+
+def read_own_catalog(path: Path) -> dict[str, Monster]:
+    """A referee's own catalog file: `monsters:`, a list of bestiary entries ({name, stat, ...})."""
+    content = read_yaml(path)
+    if not isinstance(content, dict) or set(content) - {"monsters"}:
+        raise EncounterFileError(f"{path}: a catalog file has `monsters:` (a list of {{name, stat, ...}})")
+    return read_monsters(content.get("monsters") or [], str(path))
 
 
 def _reads_descending(data: dict[str, Any], base_dir: Path | None) -> bool:

@@ -49,3 +49,12 @@ def test_an_encounter_with_monster_fights(tmp_path: Path) -> None:
     out = referee("fight", str(path), "--seed", "3", "--json")
     assert out.returncode == 0, out.stderr
     assert "Ghoul 2" in out.stdout and "claw" in out.stdout
+
+
+def test_a_referees_own_catalog_adds_to_the_list(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("monsters: [{name: cave goblin, stat: 'AC 7 [12], HD 1, Att 1 × weapon (1d6)'}]\n")
+    out = referee("bestiary", "cave goblin", "--catalog", str(mine), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["ac"] == {"descending": 7, "ascending": 12}
+    assert len(json.loads(referee("bestiary", "--catalog", str(mine), "--json").stdout)) == 51

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -48,10 +48,19 @@ def _key(name: str) -> str:
     return ALIASES.get(key, key)
 
 
+def _safe_data(text: str) -> Any:
+    """What `yaml.safe_load` does, with libyaml's safe loader where PyYAML has it."""
+    loader = SAFE_LOADER(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def _load(filename: str, model: type[T]) -> dict[str, T]:
     text = resources.files("referee.catalog").joinpath(filename).read_text(encoding="utf-8")
     try:
-        return {_key(entry["name"]): model.model_validate(entry) for entry in yaml.load(text, Loader=SAFE_LOADER)}
+        return {_key(entry["name"]): model.model_validate(entry) for entry in _safe_data(text)}
     except (ValidationError, KeyError, TypeError) as exc:  # a broken catalog is a packaging bug
         raise EncounterFileError(f"catalog {filename} is invalid: {exc}") from None
 

@@ -13,11 +13,19 @@ from referee.cli import app, console, dump_json
 def bestiary(
     name: Annotated[str | None, typer.Argument(help="One monster, e.g. ogre.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the monsters as JSON.")] = False,
+    own_catalog: Annotated[
+        str | None,
+        typer.Option("--catalog", metavar="FILE", help="A catalog file whose monsters add to these."),
+    ] = None,
 ) -> None:
     """List the bestiary's monsters: hit dice, AC in both notations, attacks, movement, morale, saves."""
-    from referee import bestiary as book
+    from pathlib import Path
 
-    chosen = [book.monster(name)] if name is not None else list(book.monsters().values())
+    from referee import bestiary as book
+    from referee.files import read_own_catalog
+
+    own = read_own_catalog(Path(own_catalog)) if own_catalog else None
+    chosen = [book.monster(name, own)] if name is not None else list(book.with_own(own).values())
     rows = [m.summary() for m in chosen]
     if as_json:
         dump_json(rows[0] if name is not None else rows)

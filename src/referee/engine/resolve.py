@@ -74,7 +74,15 @@ def off_grid_gap(state: FightState, attacker: CombatantState, defender: Combatan
     distance = state.setup.distance
     if attacker.side == defender.side:
         return distance
+    if holds(attacker, defender) or holds(defender, attacker):  # a hold is made and broken in contact
+        return min(distance, MELEE_CONTACT)
     return max(min(distance, MELEE_CONTACT), distance - attacker.closed - defender.closed)
+
+
+def holds(holder: CombatantState, held: CombatantState) -> bool:
+    """Whether `holder` holds `held` in a grapple (ODD-GRAP-3, MOD-COND-GRAPPLED-1)."""
+    hold = held.conditions.get("grappled")
+    return hold is not None and hold.source == holder.name
 
 
 def attack_context(state: FightState, action: Attack, free: bool = False) -> AttackContext:
@@ -340,7 +348,12 @@ def resolve_attack(state: FightState, action: Attack, dice: DiceSource) -> list[
         found = retarget(state, action, dice)
         if found is not None:
             flags = action.situation.flags | {"friendly"}  # the blow may land on a friend
-            action = replace(action, target=found[0], situation=replace(action.situation, flags=flags))
+            # at the distance of the grapple it struck into (the declared target's)
+            given = action.distance or action.situation.distance
+            distance = attack_distance(state, state[action.actor], state[action.target], given)
+            action = replace(
+                action, target=found[0], distance=distance, situation=replace(action.situation, flags=flags)
+            )
             before += found[1]
     ctx, plan = plan_declared_attack(state, action)
     data = {"kind": "attack", "weapon": plan.weapon, "form": plan.form.value, "charge": action.charge}

@@ -300,11 +300,17 @@ def _joined_order(state: FightState, names: list[str], given: int) -> Event:
 def fold_join(state: FightState, e: Event) -> None:
     """The state side of a join (called by the fold for an event with ``data.joins``): the newcomers get
     their hit points and become part of the fight's setup, so every rule that looks them up finds them."""
+    from referee.bestiary import expand_combatant
     from referee.files import resolve_combatant  # the file layer, only when someone joined
     from referee.model import CombatantSpec
+    from referee.rules.options import ArmourClass
 
     joins = e.data["joins"]
-    spec = CombatantSpec.model_validate(dict(joins["combatant"]))
+    descending = state.setup.ruleset.armour_class is ArmourClass.DESCENDING
+    # `monster: ogre`, `stat_block:` and `ac: "6 [13]"` spelled out as the encounter file's are (issue 15)
+    spec = CombatantSpec.model_validate(
+        expand_combatant(dict(joins["combatant"]), "add_combatant", descending)
+    )
     newcomers = resolve_combatant(spec, str(joins["side"]), "add_combatant")
     state.setup = replace(state.setup, combatants=(*state.setup.combatants, *newcomers))
     for c in newcomers:

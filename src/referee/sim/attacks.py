@@ -74,12 +74,15 @@ def compile_attack(
                 raise Unsupported(str(exc)) from None  # the message names the attack
             seen[key] = len(dists)
             dists.append(dist)
-    # the tables hold one plan per pair: the attack must not change after the first round
-    _, later = _planned(setup, attacker, target, earlier, 2)
-    if (chosen is None) != (later is None) or (
-        chosen is not None and later is not None and _plan_key(chosen[1]) != _plan_key(later[1])
-    ):
-        raise Unsupported(f"{attacker}'s attack on {target} changes after the first round")
+    # the tables hold one plan per pair: the attack must not change after the first round (nor, with
+    # starting conditions, by the last round)
+    later_rounds = {2, setup.max_rounds} if any(c.conditions for c in setup.combatants) else {2}
+    for number in sorted(later_rounds - {1}):
+        _, later = _planned(setup, attacker, target, earlier, number)
+        if (chosen is None) != (later is None) or (
+            chosen is not None and later is not None and _plan_key(chosen[1]) != _plan_key(later[1])
+        ):
+            raise Unsupported(f"{attacker}'s attack on {target} changes after the first round")
     return -1 if chosen is None else seen[_plan_key(chosen[1])]
 
 

@@ -2,7 +2,9 @@
 
 Each table comes from a procedure in ``rules/`` (:mod:`referee.sim.procedures`) or from the engine's own
 resolution of an attack (:mod:`referee.sim.attacks`); the kernels only look things up, sample, sort
-and add. Encounters the tables cannot express (surprise, positions, starting conditions, attacks that
+and add. Starting conditions that last the whole fight are carried: the probe state the attacks are
+compiled from holds them (an attack that changes or lifts one is refused). Encounters the tables
+cannot express (surprise, positions, starting conditions that end during the fight, attacks that
 impose conditions or change armour, hooks that act at the start or end of a round, ...) raise
 :class:`Unsupported`, and the event engine plays them instead.
 """
@@ -109,8 +111,9 @@ def check_supported(setup: Setup) -> None:
     for c in setup.combatants:
         if c.position is not None:
             raise Unsupported("grid positions (movement and distance change during the fight)")
-        if c.conditions:
-            raise Unsupported(f"{c.name} starts with conditions ({', '.join(c.conditions)})")
+        for condition, rounds in c.condition_rounds:  # the attacks are compiled under the starting ones
+            if rounds < setup.max_rounds:
+                raise Unsupported(f"{c.name}'s starting condition {condition} ends after round {rounds}")
     state = outcomes.probe_state(setup)
     for hooks in (fight_module.START_OF_ROUND, fight_module.END_OF_ROUND):
         for round_hook in hooks:

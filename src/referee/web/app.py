@@ -153,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store = Store(settings.db)
     examples = tracker.find_examples(settings.examples)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.globals["bestiary_names"] = _bestiary_names  # the add-combatant form's choices (issue 15)
     app = FastAPI(
         title="referee tracker",
         description="The referee's tracker: encounters, fights, dice, undo, and a read-only players' view.",
@@ -559,3 +560,10 @@ def app_from_env() -> FastAPI:
         return create_app()
     except (EncounterFileError, StoreError) as exc:  # pragma: no cover - a start-up message
         raise SystemExit(f"error: {exc}") from None
+
+
+def _bestiary_names() -> list[str]:
+    """The built-in monsters' names, for `monster:` in the tracker's add-combatant form (issue 15)."""
+    from referee.bestiary import monsters
+
+    return [m.name for m in monsters().values()]

@@ -340,7 +340,9 @@
     on("note-fight", () => table({ kind: "note", text: $("fight-note").value }));
     on("roll", () => table({ kind: "roll", dice: $("roll-expr").value.trim() || "d20", reason: $("roll-reason").value.trim() }));
     on("add-combatant", () => {
-      const combatant = { name: $("add-name").value.trim() };
+      const combatant = {};
+      if ($("add-name").value.trim() || !$("add-monster").value.trim()) combatant.name = $("add-name").value.trim();
+      if ($("add-monster").value.trim()) combatant.monster = $("add-monster").value.trim();  // its fields, the form's override
       if ($("add-hd").value.trim()) combatant.hit_dice = $("add-hd").value.trim();
       if ($("add-hp").value) combatant.hp = parseInt($("add-hp").value, 10);
       if ($("add-ac").value) combatant.ac = parseInt($("add-ac").value, 10);
