@@ -51,6 +51,21 @@ def saves_text(saves: dict[str, int]) -> str:
     )
 
 
+def print_table(table: Any) -> None:
+    """On a terminal at its width; to a pipe or a file one line a monster, no trailing spaces."""
+    import io
+    import sys
+
+    from rich.console import Console
+
+    if console.is_terminal:
+        console.print(table)
+        return
+    buffer = io.StringIO()
+    Console(file=buffer, width=200, highlight=False, color_system=None).print(table)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines()))
+
+
 def print_bestiary(rows: list[dict[str, Any]], detail: bool) -> None:
     from rich import box
     from rich.table import Table
@@ -71,7 +86,7 @@ def print_bestiary(rows: list[dict[str, Any]], detail: bool) -> None:
             saves_text(row.get("saves", {})),
             row.get("size", "-"),
         )
-    console.print(table, soft_wrap=True)
+    print_table(table)
     if detail:
         row = rows[0]
         console.print(f"stat line: {row['stat']}", markup=False, soft_wrap=True)
