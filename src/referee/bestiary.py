@@ -15,12 +15,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from referee.catalog import safe_data
 from referee.errors import EncounterFileError
 from referee.statblock import StatBlock, StatBlockError, ac_in_convention, parse_stat_block
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # names a referee types for a bestiary entry (lower case)
 ALIASES = {
@@ -93,7 +90,7 @@ MONSTER_KEYS = frozenset({"name", "stat", "size", "creature_type", "assumed", "n
 def monsters() -> dict[str, Monster]:
     """The built-in bestiary by lower-case name (a broken file is a packaging bug)."""
     text = resources.files("referee.catalog").joinpath("monsters.yaml").read_text(encoding="utf-8")
-    return read_monsters(yaml.load(text, Loader=SAFE_LOADER), "bestiary monsters.yaml")
+    return read_monsters(safe_data(text), "bestiary monsters.yaml")
 
 
 def read_monsters(entries: Any, where: str) -> dict[str, Monster]:

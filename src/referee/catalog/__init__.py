@@ -48,7 +48,7 @@ def _key(name: str) -> str:
     return ALIASES.get(key, key)
 
 
-def _safe_data(text: str) -> Any:
+def safe_data(text: str) -> Any:
     """What `yaml.safe_load` does, with libyaml's safe loader where PyYAML has it."""
     loader = SAFE_LOADER(text)
     try:
@@ -60,7 +60,7 @@ def _safe_data(text: str) -> Any:
 def _load(filename: str, model: type[T]) -> dict[str, T]:
     text = resources.files("referee.catalog").joinpath(filename).read_text(encoding="utf-8")
     try:
-        return {_key(entry["name"]): model.model_validate(entry) for entry in _safe_data(text)}
+        return {_key(entry["name"]): model.model_validate(entry) for entry in safe_data(text)}
     except (ValidationError, KeyError, TypeError) as exc:  # a broken catalog is a packaging bug
         raise EncounterFileError(f"catalog {filename} is invalid: {exc}") from None
 
