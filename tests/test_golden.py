@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tests.golden import SEEDS, examples, fight_log, golden_path
 
 GOLDEN_ODDS = Path(__file__).resolve().parent / "data" / "golden_odds"

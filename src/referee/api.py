@@ -396,7 +396,9 @@ def _fillable(cls: type[Action]) -> bool:
         if f.name == "actor" or f.name in CHOICE_FIELDS:
             continue
         optional_text = f.name.endswith(("reason", "note"))  # an explanation, not what the action is
-        if (f.default == "" and not optional_text) or (f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING):
+        if (f.default == "" and not optional_text) or (
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        ):
             return False
         if "Any" in str(f.type):
             return False

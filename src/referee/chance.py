@@ -51,7 +51,7 @@ def run(fn: Callable[[DiceSource], R], source: DiceSource) -> tuple[R, tuple[Die
 class PrefixDice:
     """Replays a prefix of faces, then shows 1 for every further die; remembers each die's sides."""
 
-    __slots__ = ("prefix", "faces", "sides", "purposes")
+    __slots__ = ("faces", "prefix", "purposes", "sides")
 
     def __init__(self, prefix: list[int]) -> None:
         self.prefix = prefix

@@ -87,7 +87,7 @@ def test_a_changed_environment_mapping_is_parsed_again() -> None:
 
 def test_a_kept_plan_serves_only_a_fight_whose_reads_give_the_same_answers() -> None:
     """ODD-ACT-ATK: a kept plan is reused only where everything it read is the same; a condition put on
-    the defender (prone, stunned: MOD-COND-*) or hit points lost give the plan the rules give there."""
+    the defender (prone, stunned: MOD-COND-PRONE, MOD-COND-STUN-1) or hit points lost give the plan the rules give there."""
     from referee.engine import plan_reads
     from referee.engine.actions import Attack
     from referee.engine.events import EventType, event

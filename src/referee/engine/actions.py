@@ -60,7 +60,11 @@ class Attack(Action):
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
-        for key, default in (("targets", []), ("extra_attacks", 0), ("extra_reason", "the referee grants them")):
+        for key, default in (
+            ("targets", []),
+            ("extra_attacks", 0),
+            ("extra_reason", "the referee grants them"),
+        ):
             if data.get(key) == default:
                 del data[key]  # stored attacks without a routine keep their old shape
         return data

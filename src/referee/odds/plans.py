@@ -94,7 +94,9 @@ def _distribution(
         return None
     state, action, _plan = choice
     try:
-        return outcomes.attack_outcome_distribution(state, action, down_is_enough=True)  # the chain stops at 0
+        return outcomes.attack_outcome_distribution(
+            state, action, down_is_enough=True
+        )  # the chain stops at 0
     except (outcomes.UnsupportedOutcome, chance.TooManyOutcomes) as exc:
         raise OddsError(f"{exc}; {SIM}") from None
 
