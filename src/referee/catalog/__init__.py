@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
@@ -40,7 +41,23 @@ ALIASES = {
     "morningstar": "morning star",
     "battleaxe": "battle axe",
     "handaxe": "hand axe",
+    # issue 15, forgiving names (docs/encounter-file.md): the common name for the common weapon
+    "sword": "long sword",
+    "axe": "battle axe",
+    "bow": "short bow",
+    "hammer": "war hammer",
+    "chainmail": "chain mail",
+    "platemail": "plate mail",
+    "plate armour": "plate mail",
+    "plate armor": "plate mail",
+    "chain armour": "chain mail",
+    "chain armor": "chain mail",
 }
+
+
+def names(items: Mapping[str, object]) -> list[str]:
+    """The names a file may use for the catalog's items: theirs and their synonyms (for "did you mean")."""
+    return [*items, *(alias for alias, name in ALIASES.items() if name in items)]
 
 
 def _key(name: str) -> str:

@@ -91,6 +91,7 @@ class _Chain:
     unit_rolls: dict[tuple[str, tuple[str, ...], int], list[tuple[initiative.UnitRoll, Fraction]]] = field(
         default_factory=dict
     )
+    boxes: dict[tuple[bool, ...], _Box] = field(default_factory=dict)
     exact: bool = False
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
@@ -222,18 +223,41 @@ def _orders(chain: _Chain, active: frozenset[int], number: int) -> _Orders:
     first_strike = number == 1 and ruleset.is_on("first_strike_reach_size")
     key = (active, first_strike, tuple(tuple((r.key, p) for r, p in rolls) for rolls in per_unit))
     if key not in chain.orders:
-        trie = _Orders(chain.zero())
-        for combo in itertools.product(*per_unit):
-            slots = initiative.order_from_rolls(ruleset, [r for r, _ in combo], members)
-            if first_strike:
-                slots = initiative.apply_first_strike(slots, by_name)[0]
-            p = Fraction(1)
-            for _, q in combo:
-                p *= q
-            indexed = tuple(tuple(chain.names.index(n) for n in slot) for slot in slots)
-            trie.add(indexed, p if chain.exact else float(p))
-        chain.orders[key] = trie
+        chain.orders[key] = _build_orders(chain, per_unit, members, by_name if first_strike else None)
     return chain.orders[key]
+
+
+def _build_orders(
+    chain: _Chain,
+    per_unit: list[list[tuple[initiative.UnitRoll, Fraction]]],
+    members: Mapping[str, list[str]],
+    first_strike: Mapping[str, Combatant] | None,
+) -> _Orders:
+    """Every combination of the units' rolls through :func:`initiative.order_from_rolls` (and first
+    strike, ODD-INIT-5, memoised per order: it reads only the slots), summed per distinct order before
+    the trie is built (floats unless exact: Fraction products per combination cost more than the rest)."""
+    ruleset = chain.setup.ruleset
+    index = {n: i for i, n in enumerate(chain.names)}
+    weighted = [[(r, q if chain.exact else float(q)) for r, q in rolls] for rolls in per_unit]
+    struck: dict[tuple[tuple[str, ...], ...], tuple[tuple[int, ...], ...]] = {}
+    total: dict[tuple[tuple[int, ...], ...], Any] = {}
+    one: Any = Fraction(1) if chain.exact else 1.0
+    for combo in itertools.product(*weighted):
+        slots = tuple(map(tuple, initiative.order_from_rolls(ruleset, [r for r, _ in combo], members)))
+        if slots not in struck:
+            moved = slots
+            if first_strike is not None:
+                moved = tuple(map(tuple, initiative.apply_first_strike([list(s) for s in slots], first_strike)[0]))
+            struck[slots] = tuple(tuple(index[n] for n in slot) for slot in moved)
+        p = one
+        for _, q in combo:
+            p = p * q
+        order = struck[slots]
+        total[order] = total.get(order, 0) + p
+    trie = _Orders(chain.zero())
+    for order, p in total.items():
+        trie.add(order, p)
+    return trie
 
 
 def _unit_rolls(
@@ -261,8 +285,37 @@ def _roll_every_face(
     return [(seen[k], p) for k, p in sorted(dist.items())]
 
 
+@dataclass
+class _Box:
+    """The cells of one set of active combatants at the round's start: the inactive ones stay at 0 hit
+    points all round (nobody heals), so the round is played on the sub-array where their axes are cut
+    to index 0 — a fraction of the cells — with every mask cut alike (cached per set)."""
+
+    chain: _Chain
+    index: tuple[Any, ...]  # into the hit-point axes
+    up: tuple[bool, ...]  # per combatant: active at the round's start
+    active: list[Array]
+    targets: dict[tuple[int, int], Array]
+    masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
+
+    def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
+        key = (tuple(who), tuple(pattern))
+        if key not in self.masks:
+            self.masks[key] = self.chain.mask(who, pattern)[self.index]
+        return self.masks[key]
+
+
+def _box(chain: _Chain, pattern: tuple[bool, ...]) -> _Box:
+    if pattern not in chain.boxes:
+        index = tuple(slice(None) if up else slice(0, 1) for up in pattern)
+        targets = {key: mask[index] for key, mask in chain.attacks.targets.items()}
+        chain.boxes[pattern] = _Box(chain, index, pattern, [m[index] for m in chain.active], targets)
+    return chain.boxes[pattern]
+
+
 def _play_round(chain: _Chain, mass: Array, number: int) -> Array:
     counts = [chain.attacks.caps[i] + 1 for i in chain.counted]
+    lead = (slice(None),) * len(counts)
     if counts:  # nobody has been attacked yet this round (ODD-AC-SHIELD counts from 0)
         within = np.zeros(counts + list(mass.shape), dtype=mass.dtype)
         within[(0,) * len(counts)] = mass
@@ -273,50 +326,52 @@ def _play_round(chain: _Chain, mass: Array, number: int) -> Array:
         active = frozenset(i for i in range(fighting) if pattern[i])
         if len({chain.sides[i] for i in active}) < 2:
             continue  # no fight in these cells (they were absorbed already)
-        piece = np.where(chain.mask(range(fighting), pattern), mass, 0)
+        box = _box(chain, pattern)
+        piece = np.where(box.mask(range(fighting), pattern), mass[lead + box.index], 0)
         if piece.any():
-            out = out + _play_orders(chain, piece, _orders(chain, active, number))
+            out[lead + box.index] += _play_orders(box, piece, _orders(chain, active, number))
     if counts:
         summed: Array = out.sum(axis=tuple(range(len(counts))))
         return summed
     return out
 
 
-def _play_orders(chain: _Chain, mass: Array, node: _Orders) -> Array:
+def _play_orders(box: _Box, mass: Array, node: _Orders) -> Array:
     """The mass after every order below `node`, each weighted by its chance."""
     out: Array = mass * node.end
     for slot, child in node.next.items():
-        out = out + _play_orders(chain, _play_slot(chain, mass, list(slot)), child)
+        out += _play_orders(box, _play_slot(box, mass, list(slot)), child)
     return out
 
 
-def _play_slot(chain: _Chain, mass: Array, slot: list[int]) -> Array:
+def _play_slot(box: _Box, mass: Array, slot: list[int]) -> Array:
     """Everyone in the slot who is active when it begins acts, in order (ODD-INIT-3: one downed by an
     earlier actor of the same slot still acts)."""
     if len(slot) == 1:
-        acting = np.where(chain.active[slot[0]], mass, 0)
-        return mass - acting + _attack(chain, acting, slot[0])
+        acting = np.where(box.active[slot[0]], mass, 0)
+        return mass - acting + _attack(box, acting, slot[0])
     out = np.zeros_like(mass)
     for pattern in itertools.product((False, True), repeat=len(slot)):
-        piece = np.where(chain.mask(slot, pattern), mass, 0)
+        piece = np.where(box.mask(slot, pattern), mass, 0)
         for i, up in zip(slot, pattern, strict=True):
             if up:
-                piece = _attack(chain, piece, i)
-        out = out + piece
+                piece = _attack(box, piece, i)
+        out += piece
     return out
 
 
-def _attack(chain: _Chain, mass: Array, a: int) -> Array:
-    """Combatant `a` attacks the enemy the tactics pick in each cell (cells with none are unchanged)."""
-    attacks = chain.attacks
-    enemies = attacks.enemies[a]
+def _attack(box: _Box, mass: Array, a: int) -> Array:
+    """Combatant `a` attacks the enemy the tactics pick in each cell (cells with none are unchanged).
+    An enemy down all round in this box is never picked: it is skipped."""
+    attacks = box.chain.attacks
+    enemies = [t for t in attacks.enemies[a] if box.up[t]]
     if len(enemies) == 1 and attacks.always[a]:
         # one enemy, attacked wherever it stands; where it is down the kernel changes nothing
-        return _along(chain, mass, a, enemies[0])
+        return _along(box.chain, mass, a, enemies[0])
     out = mass
     for t in enemies:
-        aimed = mass * attacks.targets[(a, t)]
-        out = out - aimed + _along(chain, aimed, a, t)
+        aimed = mass * box.targets[(a, t)]
+        out = out - aimed + _along(box.chain, aimed, a, t)
     return out
 
 
@@ -350,7 +405,10 @@ def _apply(chain: _Chain, mass: Array, a: int, t: int, groups: Groups) -> Array:
         moved = _matmul_along(mass, offset + t, kernel)
         if to_attacker:
             moved = _matmul_along(moved, offset + a, _shift(chain, a, to_attacker))
-        out = moved if out is None else out + moved
+        if out is None:
+            out = moved
+        else:
+            out += moved
     assert out is not None
     return out
 

@@ -24,6 +24,7 @@ from referee.rules.options import (
     DacTouchEnhancement,
     DexLoss,
     DoubleDamage,
+    FinishFallen,
     FlankAndRear,
     Fumbles,
     GrappleState,
@@ -206,6 +207,11 @@ OPTIONS: dict[str, Option] = {
         ),
         _choice("ac_floor", "lowest possible armour class", AcFloor.MIN_1),
         _choice("zero_hp", "what 0 hit points means (GAP-HP-ZERO)", ZeroHp.MONSTERS_DIE_CHARACTERS_FALL),
+        _choice(
+            "finish_fallen",
+            "default tactics strike unconscious enemies (HR-HELPLESS-1, MOD-HELPLESS-MELEE)",
+            FinishFallen.OFF,
+        ),
         _toggle(
             "drowning_fight_extra_d4",
             "+1d4 rounds of breath also while fighting",

@@ -465,6 +465,27 @@ class ZeroHp(OptionValue):
     DIE_AT_ZERO = "die_at_zero", "gap", "ODD-HP-1", "everyone dies at 0"
 
 
+class FinishFallen(OptionValue):
+    """`finish_fallen`: whether the default tactics strike enemies who are down but not dead (unconscious,
+    GAP-HP-ZERO) — a coup de grâce (MOD-HELPLESS-MELEE, GAP-COUP) or an automatic hit (HR-HELPLESS-1) where
+    the ruleset has one. With it on, a side left standing fights on until its fallen enemies are dead or
+    the round limit comes."""
+
+    OFF = "off", "-", "", "foes leave the fallen alone; the fight ends when one side is left standing"
+    WHEN_NO_STANDING_ENEMY = (
+        "when_no_standing_enemy",
+        "gap",
+        "HR-HELPLESS-1 MOD-HELPLESS-MELEE GAP-COUP",
+        "once no enemy stands, the winners strike the fallen until they are dead",
+    )
+    ALWAYS = (
+        "always",
+        "gap",
+        "HR-HELPLESS-1 MOD-HELPLESS-MELEE GAP-COUP",
+        "the fallen count as targets at once (fewest hit points first: they go first)",
+    )
+
+
 class ConditionsFatigue(OptionValue):
     """`conditions_fatigue`: fatigue and exhaustion."""
 

@@ -35,6 +35,7 @@ from referee.rules.options import (
     DacTouchEnhancement,
     DexLoss,
     DoubleDamage,
+    FinishFallen,
     FlankAndRear,
     Fumbles,
     GrappleState,
@@ -180,6 +181,7 @@ class Ruleset:
     situational_scale = _Choice(SituationalScale)
     ac_floor = _Choice(AcFloor)
     zero_hp = _Choice(ZeroHp)
+    finish_fallen = _Choice(FinishFallen)
     drowning_fight_extra_d4 = _Switch()
     conditions_fatigue = _Choice(ConditionsFatigue)
     grapple_adds_bth = _Switch()

@@ -54,9 +54,13 @@ def _planned(setup: Setup, attacker: str, target: str, earlier: list[str], numbe
 
 def compile_attack(
     setup: Setup, attacker: str, target: str, earlier: list[str],
-    seen: dict[tuple[Any, ...], int], dists: list[dict[Outcome, Fraction]],
+    seen: dict[tuple[Any, ...], int], dists: list[dict[Outcome, Fraction]], pair: tuple[str, str] = ("", ""),
 ) -> int:  # fmt: skip
-    """The outcome table of `attacker`'s default attack on `target` (-1: the tactics wait)."""
+    """The outcome table of `attacker`'s default attack on `target` (-1: the tactics wait).
+
+    Two attacks share a table only when their plans match *and* they are made by and on combatants
+    alike (`pair`, their descriptions): what follows the roll depends on more than the plan, e.g. the
+    free attack the target makes back on a fumble (MF-FUMBLE-2) is the target's own blow."""
     state, chosen = _planned(setup, attacker, target, earlier, 1)
     if chosen is not None:
         action, plan = chosen
@@ -66,7 +70,7 @@ def compile_attack(
             raise Unsupported(f"{attacker}'s attack on {target} spends shield deflections (DAC-DEFL-3)")
         if plan.damage.knockout:
             raise Unsupported(f"{attacker}'s attack on {target} is a knock-out attempt (MF-KO-1)")
-        key = _plan_key(plan)
+        key = (*pair, _plan_key(plan))
         if key not in seen:
             try:
                 dist = outcomes.attack_outcome_distribution(state, action, LEAF_LIMIT)
@@ -83,7 +87,7 @@ def compile_attack(
             chosen is not None and later is not None and _plan_key(chosen[1]) != _plan_key(later[1])
         ):
             raise Unsupported(f"{attacker}'s attack on {target} changes after the first round")
-    return -1 if chosen is None else seen[_plan_key(chosen[1])]
+    return -1 if chosen is None else seen[(*pair, _plan_key(chosen[1]))]
 
 
 def attack_tables(
@@ -113,7 +117,9 @@ def attack_tables(
                     continue
                 kind = (kinds[a], kinds[t], k)
                 if kind not in done:
-                    done[kind] = compile_attack(setup, names[a], names[t], earlier, seen, dists)
+                    done[kind] = compile_attack(
+                        setup, names[a], names[t], earlier, seen, dists, (kinds[a], kinds[t])
+                    )
                 plan_index[a, t, k] = done[kind]
     if all((plan_index[:, :, k] == plan_index[:, :, 0]).all() for k in range(k_count)):
         plan_index = plan_index[:, :, :1].copy()  # earlier attackers change nothing: skip counting them
