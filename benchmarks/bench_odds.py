@@ -7,19 +7,28 @@ Measures: one declared attack's odds on a live fight state (`action_odds`, what 
 before each action; target under 5 ms), the exact odds of a 1-vs-1 fight at 60 hit points a side
 (target under 100 ms), and the exact odds of the example encounter (Angthar against three goblins
 with rolled hit points). Each is timed several times; the median and the worst are reported.
+
+In the same run, the example encounter's `referee odds FILE --fight --json` as whole processes, round 1's
+code (commit 6ea1143, exported by :mod:`baseline`) and today's interleaved (issue 12, target 3: at least
+5x faster), after one warm-up each; both answers must agree to 1e-6.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
+import resource
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from baseline import NOW_SRC, python_env, referee_command, round1_src
 
 from referee import odds
 from referee.engine.actions import Attack
@@ -95,6 +104,32 @@ def measure() -> list[tuple[str, float, float, float, str]]:
     return rows
 
 
+def whole_process(runs: int = 5) -> tuple[float, float, float, float]:
+    """Median wall and CPU seconds of `referee odds EXAMPLE --fight --json`: round 1, then now."""
+    command = referee_command("odds", str(EXAMPLE), "--fight", "--json")
+    envs = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC)}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
+    answers: dict[str, dict[str, Any]] = {}
+    for run in range(runs + 1):
+        for name in envs if run % 2 else reversed(list(envs)):  # interleaved: the load falls on both
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(command, env=envs[name], capture_output=True, text=True, check=True)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            answers[name] = json.loads(done.stdout)
+            if run:  # the first run of each is the warm-up
+                cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+                times[name].append((wall, cpu))
+    for side, p in answers["round 1"]["wins"].items():
+        assert abs(answers["now"]["wins"][side] - p) < 1e-6, (side, p, answers["now"]["wins"][side])
+    old, new = times["round 1"], times["now"]
+    return (
+        statistics.median(w for w, _ in old), statistics.median(c for _, c in old),
+        statistics.median(w for w, _ in new), statistics.median(c for _, c in new),
+    )  # fmt: skip
+
+
 SECTION = "## Exact odds (`bench_odds.py`)"
 INTRO = f"""{SECTION}
 
@@ -108,12 +143,14 @@ the worst run, and the median CPU time) in milliseconds; each run appends a row 
 .venv/bin/python benchmarks/bench_odds.py
 ```
 
-| recorded | cores, load average | action_odds | 1 vs 1, 60 HP | Angthar vs 3 goblins |
-|---|---|---|---|---|
+| recorded | cores, load average | action_odds | 1 vs 1, 60 HP | Angthar vs 3 goblins | Angthar, whole process: round 1 → now (CPU) | ratio |
+|---|---|---|---|---|---|---|
 """
 
 
-def record(rows: list[tuple[str, float, float, float, str]]) -> None:
+def record(
+    rows: list[tuple[str, float, float, float, str]], process: tuple[float, float, float, float]
+) -> None:
     """Add a row to this benchmark's table in README.md (adding the section the first time)."""
     text = README.read_text() if README.exists() else HEADER
     if SECTION not in text:
@@ -123,7 +160,11 @@ def record(rows: list[tuple[str, float, float, float, str]]) -> None:
     cells = " | ".join(
         f"{median:.1f} ms (worst {worst:.1f}; CPU {cpu:.1f})" for _, median, worst, cpu, _ in rows
     )
-    row = f"| {when} | {os.cpu_count()}, {load:.1f} | {cells} |"
+    old_wall, old_cpu, new_wall, new_cpu = process
+    whole = (
+        f"{old_wall:.2f} s ({old_cpu:.2f}) → {new_wall:.2f} s ({new_cpu:.2f}) | {old_wall / new_wall:.1f}×"
+    )
+    row = f"| {when} | {os.cpu_count()}, {load:.1f} | {cells} | {whole} |"
     lines = text.split("\n")
     at = lines.index(SECTION)
     header = next(i for i in range(at, len(lines)) if lines[i].startswith("|---"))
@@ -141,8 +182,14 @@ def main() -> int:
     rows = measure()
     for name, median, worst, cpu, notes in rows:
         print(f"{name:46s} median {median:8.2f} ms  worst {worst:8.2f} ms  CPU {cpu:8.2f} ms  {notes}")
+    process = whole_process()
+    old_wall, old_cpu, new_wall, new_cpu = process
+    print(
+        f"referee odds {EXAMPLE.name} --fight, whole process: round 1 {old_wall:.3f} s (CPU {old_cpu:.3f}),"
+        f" now {new_wall:.3f} s (CPU {new_cpu:.3f}): {old_wall / new_wall:.2f}x"
+    )
     if not args.no_record:
-        record(rows)
+        record(rows, process)
     return 0
 
 

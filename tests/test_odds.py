@@ -391,9 +391,10 @@ def test_a_fumble_s_free_attack_back_equals_the_engine() -> None:
 
 
 def test_the_fight_model_refuses_what_it_cannot_track() -> None:
-    # rule: ODD-INIT-1 (at most four combatants tracked), ODD-HP-1 (the hit-point bound)
+    # rule: ODD-INIT-1 (six d10s: 10^6 combinations of initiative rolls a round), ODD-HP-1 (the
+    # hit-point bound)
     big = tiny_fight([(f"F{i}", "AB"[i % 2], 5, 10) for i in range(6)], max_rounds=3)
-    with pytest.raises(odds.OddsError, match="at most"):
+    with pytest.raises(odds.OddsError, match="1000000 combinations of initiative rolls"):
         odds.fight_odds(big)
     wide = tiny_fight([("Ann", "A", 400, 10), ("Bob", "B", 400, 10)], max_rounds=3)
     with pytest.raises(odds.OddsError, match="bound"):

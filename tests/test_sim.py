@@ -197,5 +197,5 @@ def test_numba_and_numpy_kernels_agree(example: str, preset: str) -> None:
     assert (compiled.kernel, arrays.kernel) == (sim.NUMBA, sim.NUMPY)
     assert_samples_agree(arrays, compiled)
     for i in range(len(setup.combatants)):
-        a, b = compiled.tally.survived[i] / fights, arrays.tally.survived[i] / fights
+        a, b = compiled.tally.alive[i] / fights, arrays.tally.alive[i] / fights
         assert abs(a - b) <= 4.5 * math.sqrt((a * (1 - a) + 1e-5) * 2 / fights)

@@ -72,6 +72,11 @@ def main() -> None:
 
         print_top_help()
         sys.exit(0)
+    if sys.argv[1:] == ["--version"]:  # at once, as the help is (the app prints the same line)
+        from referee import __version__
+
+        sys.stdout.write(f"referee {__version__}\n")
+        sys.exit(0)
     from referee.commands.app import run
 
     run()

@@ -8,7 +8,8 @@ expands); only regular files are read.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from referee import catalog
 from referee.bestiary import Monster, ac_warnings, expand_shorthands, has_shorthands, read_monsters
 from referee.checks import Modifier
+from referee.classes import class_named
 from referee.errors import EncounterFileError, OptionError
 from referee.model import (
     ArmourSpec,
@@ -35,6 +37,7 @@ from referee.model import (
     hit_dice_count,
     hit_dice_expression,
 )
+from referee.names import did_you_mean, split_enhancement, with_field_synonyms
 from referee.rules.context import Situation
 from referee.rules.options import ArmourClass
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options
@@ -118,14 +121,49 @@ def check_expanded_size(data: Any, where: str) -> None:
 
 
 def describe_validation_error(exc: ValidationError, where: str) -> str:
-    """One line: `file: sides.1.combatants.0.hp: Input should be greater than or equal to 1`."""
-    # Union fields report one error per member; the deepest one is the one the user meant.
-    err = max(exc.errors(), key=lambda e: len(e["loc"]))
-    # a key from the file may hold a line break or a control character: quote it to keep one line
-    loc = ".".join(str(p) if str(p).isprintable() else repr(p) for p in _user_location(err["loc"]))
-    msg = " ".join(err["msg"].removeprefix("Value error, ").split())
-    more = f" (and {len(exc.errors()) - 1} more problems)" if len(exc.errors()) > 1 else ""
-    return f"{where}: {loc + ': ' if loc else ''}{msg}{more}"
+    """Every problem, one line each with its place (issue 15, "every problem at once"):
+    `file: sides.1.combatants.0.hp: Input should be greater than or equal to 1`."""
+    return "\n".join(f"{where}: {line}" for line in validation_problems(exc))
+
+
+def validation_problems(exc: ValidationError) -> list[str]:
+    """`place: problem` per problem the user made. A union field reports one error per member; of
+    those at one place the deepest is the one the user meant, and a member's mere type mismatch is
+    dropped when another member's error lies beneath the same place."""
+    best: dict[str, tuple[int, str]] = {}
+    order: list[str] = []
+    for err in exc.errors():
+        kept = _user_location(err["loc"])
+        # a key from the file may hold a line break or a control character: quote it to keep one line
+        loc = ".".join(str(p) if str(p).isprintable() else repr(p) for p in kept)
+        msg = " ".join(err["msg"].removeprefix("Value error, ").split())
+        if err["type"] == "extra_forbidden" and kept:
+            msg = f"unknown field {str(kept[-1])!r}{_field_hint(str(kept[-1]))}"
+        depth = len(err["loc"])
+        if loc not in best:
+            order.append(loc)
+        if loc not in best or depth > best[loc][0]:
+            best[loc] = (depth, msg)
+    # `armour: {name: x, bad: 1}` fails as a string at `armour` and as a mapping at `armour.bad`
+    shown = [loc for loc in order if not any(o != loc and o.startswith(loc + ".") for o in order)] or order
+    return [f"{loc + ': ' if loc else ''}{best[loc][1]}" for loc in shown]
+
+
+def _field_hint(key: str) -> str:
+    """A synonym's or a near miss's "did you mean" for a field no part of the file format has."""
+    from referee import model
+    from referee.names import FIELD_SYNONYMS, did_you_mean
+
+    if key.lower() in FIELD_SYNONYMS:
+        return f"; did you mean {FIELD_SYNONYMS[key.lower()]!r}?"
+    fields: set[str] = set()
+    pending: list[type[BaseModel]] = [model.Spec]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        for name, info in cls.model_fields.items():
+            fields.add(info.alias or name)
+    return did_you_mean(key, fields)
 
 
 _TYPE_TAGS = ("str", "int", "bool", "float")
@@ -173,6 +211,7 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
     if not isinstance(data, dict):
         raise EncounterFileError(f"{where}: expected a mapping with `sides`, got {type(data).__name__}")
     check_expanded_size(data, where)  # data from a program (JSON API, library) may also be cyclic
+    data = with_field_synonyms(data)  # `armor`, `hd` (docs/encounter-file.md, "Forgiving names")
     fields = data
     own = _own_bestiary(data, where, base_dir)
     if has_shorthands(data):  # `monster:` and `stat_block:` become fields, AC in the ruleset's convention
@@ -180,7 +219,9 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
     try:
         spec = EncounterSpec.model_validate(fields)
     except ValidationError as exc:
-        raise EncounterFileError(describe_validation_error(exc, where)) from None
+        lines = describe_validation_error(exc, where).splitlines()
+        lines += _resolution_problems(fields, where)  # the combatants that validate, resolved too
+        raise EncounterFileError("\n".join(sorted(lines, key=_in_file_order))) from None
     if base_dir is None and not is_preset_name(spec.ruleset):
         # Data not read from a file (the web tracker's API, a program) names a preset, never a file:
         # nothing sent to a server may make it open a path (docs/errors.md, "Files").
@@ -193,10 +234,16 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
     except OptionError as exc:
         raise EncounterFileError(f"{where}: {exc}") from None
     combatants: list[Combatant] = []
+    problems: list[str] = []
     for s, side in enumerate(spec.sides):
         for c, cspec in enumerate(side.combatants):
             place = f"{where}: sides.{s}.combatants.{c}"
-            combatants.extend(resolve_combatant(cspec, side.name, place))
+            try:
+                combatants.extend(resolve_combatant(cspec, side.name, place))
+            except EncounterFileError as exc:
+                problems.extend(str(exc).splitlines())
+    if problems:
+        raise EncounterFileError("\n".join(problems))
     if len(combatants) > MAX_COMBATANTS:
         raise EncounterFileError(f"{where}: {len(combatants)} combatants; the limit is {MAX_COMBATANTS}")
     source = json.loads(json.dumps(data, default=str))
@@ -213,6 +260,30 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
         source=source,
         warnings=tuple(ac_warnings(data, where, ruleset.armour_class is ArmourClass.DESCENDING)),
     )
+
+
+def _in_file_order(line: str) -> list[int | str]:
+    """Sort key: a problem's place with its numbers as numbers (`sides.2` before `sides.10`)."""
+    place = line.split(": ")[1] if line.count(": ") > 1 else ""
+    return [int(p) if p.isdigit() else p for p in place.split(".")]
+
+
+def _resolution_problems(fields: Any, where: str) -> list[str]:
+    """The catalog problems (unknown weapon, armour) of each combatant that validates on its own, so
+    that a file's schema problems and its catalog problems are shown together (issue 15)."""
+    problems: list[str] = []
+    sides = fields.get("sides") if isinstance(fields, dict) else None
+    for s, side in enumerate(sides if isinstance(sides, list) else []):
+        members = side.get("combatants") if isinstance(side, dict) else None
+        for c, item in enumerate(members if isinstance(members, list) else []):
+            try:
+                cspec = CombatantSpec.model_validate(item)
+                resolve_combatant(cspec, str(side.get("name", "")), f"{where}: sides.{s}.combatants.{c}")
+            except ValidationError:
+                continue  # already named by the whole file's validation
+            except EncounterFileError as exc:
+                problems.extend(str(exc).splitlines())
+    return problems
 
 
 def _own_bestiary(data: dict[str, Any], where: str, base_dir: Path | None) -> dict[str, Monster] | None:
@@ -264,16 +335,29 @@ def ruling_situation(name: str, spec: RulingSpec) -> Situation:
     )
 
 
+def _catalog_entry(name: str, look_up: Callable[[str], _M | None]) -> tuple[_M | None, int | None]:
+    """The catalog entry for a name, and the enhancement of a `long sword +1` (issue 15)."""
+    base = look_up(name)
+    split = split_enhancement(name) if base is None else None
+    if split is not None and (stem := look_up(split[0])) is not None:
+        return stem, split[1]
+    return base, None
+
+
 def resolve_weapon(item: str | WeaponSpec, where: str) -> Weapon:
-    """Merge a weapon given by name or by fields with the catalog entry of the same name."""
+    """Merge a weapon given by name or by fields with the catalog entry of the same name; a name ending
+    in `+1` is the catalog weapon with +1 to hit and to damage (a magic weapon, ODD-MELEE-3)."""
     given = _validated(WeaponSpec, {"name": item}, where) if isinstance(item, str) else item
-    base = catalog.weapon(given.name)
+    base, bonus = _catalog_entry(given.name, catalog.weapon)
     if base is None and given.damage is None:
+        hint = did_you_mean(given.name, catalog.names(catalog.weapons()))
+        advice = f"; give its damage (e.g. {{name: {given.name}, damage: 1d6}}) or use a catalog weapon"
         raise EncounterFileError(
-            f"{where}: unknown weapon {given.name!r}; give its damage (e.g. {{name: {given.name}, damage: 1d6}})"
-            " or use a catalog weapon (`referee catalog`)"
+            f"{where}: unknown weapon {given.name!r}{hint or advice + ' (`referee catalog`)'}"
         )
     merged: dict[str, Any] = base.model_dump(exclude_none=True) if base else {}
+    if bonus is not None:
+        merged.update(to_hit=bonus, damage_bonus=bonus, assumed=base.assumed if base else False)
     merged.update(given.model_dump(exclude_none=True, exclude_defaults=True))
     merged["name"] = given.name
     merged.setdefault("kind", WeaponKind.MELEE)
@@ -286,12 +370,15 @@ def _resolve_armour(item: str | ArmourSpec | None, where: str) -> ArmourSpec | N
     if item is None:
         return None
     given = _validated(ArmourSpec, {"name": item}, where) if isinstance(item, str) else item
-    base = catalog.armour(given.name)
+    base, bonus = _catalog_entry(given.name, catalog.armour)
     if base is None and given.ac_bonus is None and given.ac is None:
+        hint = did_you_mean(given.name, catalog.names(catalog.armours()))
         raise EncounterFileError(
-            f"{where}: unknown armour {given.name!r}; give ac_bonus or ac, or use a catalog armour"
+            f"{where}: unknown armour {given.name!r}{hint or '; give ac_bonus or ac, or use a catalog armour'}"
         )
     merged: dict[str, Any] = base.model_dump() if base else {}
+    if bonus is not None:  # `chain mail +1`: magic armour (ODD-AC-MAGIC-1)
+        merged.update(enhancement=bonus, magical=True)
     merged.update(given.model_dump(exclude_none=True, exclude_defaults=True))
     merged["name"] = given.name
     # one value gives the other: AAC = 20 - DAC (RULES.md 1.3)
@@ -306,14 +393,17 @@ def _resolve_shield(item: str | ShieldSpec | None, where: str) -> ShieldSpec | N
     if item is None:
         return None
     given = _validated(ShieldSpec, {"name": item}, where) if isinstance(item, str) else item
-    base = catalog.shield(given.name)
+    base, bonus = _catalog_entry(given.name, catalog.shield)
     if base is None and given.bonus is None and given.deflection is None:
+        hint = did_you_mean(given.name, catalog.names(catalog.shields()))
         raise EncounterFileError(
-            f"{where}: unknown shield {given.name!r}; use small/medium/large/tower shield"
+            f"{where}: unknown shield {given.name!r}{hint or '; use small/medium/large/tower shield'}"
         )
     merged: dict[str, Any] = (
         base.model_dump() if base else {"bonus": 1, "attackers": 1, "deflection": 1, "uses": 1}
     )
+    if bonus is not None:  # `shield +1`: a magic shield (ODD-AC-MAGIC-1)
+        merged.update(enhancement=bonus, magical=True)
     merged.update(given.model_dump(exclude_none=True, exclude_defaults=True))
     merged["name"] = given.name
     return _validated(ShieldSpec, merged, where)
@@ -327,30 +417,53 @@ def _validated(model: type[_M], merged: dict[str, Any], where: str) -> _M:
         raise EncounterFileError(describe_validation_error(exc, where)) from None
 
 
+@contextmanager
+def _noted(problems: list[str]) -> Iterator[None]:
+    """Note a part's problem and go on to the next part; the caller raises them all together."""
+    try:
+        yield
+    except EncounterFileError as exc:
+        problems.extend(str(exc).splitlines())
+
+
 def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combatant]:
     """One spec (maybe with `count`) → resolved combatants, numbered when there are several.
 
     Monsters and characters become the same `Combatant` and go through the same procedures (ODD-NPC-1);
     only the basic to-hit bonus and hit points come from hit dice instead of class and level."""
-    weapons = tuple(resolve_weapon(w, f"{where}.weapons.{i}") for i, w in enumerate(spec.weapons))
-    armour = _resolve_armour(spec.armour, f"{where}.armour")
-    shield = _resolve_shield(spec.shield, f"{where}.shield")
-    layers = tuple(_resolve_armour(a, f"{where}.armour_layers.{i}") for i, a in enumerate(spec.armour_layers))
-    off_hand = _resolve_shield(spec.off_hand_shield, f"{where}.off_hand_shield")
+    problems: list[str] = []  # every unknown item of the combatant, not only the first (issue 15)
+    with _noted(problems):
+        weapons = tuple(resolve_weapon(w, f"{where}.weapons.{i}") for i, w in enumerate(spec.weapons))
+    with _noted(problems):
+        armour = _resolve_armour(spec.armour, f"{where}.armour")
+    with _noted(problems):
+        shield = _resolve_shield(spec.shield, f"{where}.shield")
+    with _noted(problems):
+        layers = tuple(
+            _resolve_armour(a, f"{where}.armour_layers.{i}") for i, a in enumerate(spec.armour_layers)
+        )
+    with _noted(problems):
+        off_hand = _resolve_shield(spec.off_hand_shield, f"{where}.off_hand_shield")
+    if problems:
+        raise EncounterFileError("\n".join(problems))
     kinds = [spec.creature_type] if isinstance(spec.creature_type, str) else (spec.creature_type or [])
     is_monster = spec.is_monster
     hit_dice = str(spec.hit_dice) if spec.hit_dice is not None else None  # the validator made it text
     hd = hit_dice_count(hit_dice) if hit_dice else 0
+    klass = class_named(spec.character_class) if spec.character_class else None
     if spec.attack_bonus is not None:
         bonus = spec.attack_bonus
     elif is_monster:
         bonus = hd  # ODD-BTH-2: a monster's basic to-hit bonus is its number of hit dice
+    elif klass is not None:
+        bonus = klass.attack_bonus(spec.level or 1)  # ODD-BTH-1 by class (GAP-CLASS-BTH)
     else:
         bonus = max(0, (spec.level or 1) - 1)  # GAP-CLASS-BTH fallback: warriors level - 1
+    hit_die = spec.hit_die or (klass.hit_die if klass else None)
     if hit_dice:
         hp_dice: str | None = hit_dice_expression(hit_dice)
-    elif spec.hit_die and spec.level:
-        hp_dice = f"{spec.level}{spec.hit_die}"  # ODD-HD-1: L dice of the class's type
+    elif hit_die and spec.level:
+        hp_dice = f"{spec.level}{hit_die}"  # ODD-HD-1: L dice of the class's type
     else:
         hp_dice = None
     return [

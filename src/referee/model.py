@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from referee.classes import class_named
 from referee.dice import parse_dice
 from referee.errors import DiceError
 from referee.vocabulary import (
@@ -266,6 +267,8 @@ class CombatantSpec(Spec):
     attack_bonus: Annotated[int, Field(ge=-10, le=40)] | None = None
     hit_dice: str | int | None = None  # monsters: "5d8", "3+1", 5 (d8s), "1d6"
     hit_die: str | None = None  # characters: the class die, e.g. "d10"; hp = level such dice
+    # fighter | cleric | magic-user | thief: with `level`, the to-hit bonus and hit die (referee.classes)
+    character_class: Annotated[str | None, Field(alias="class", min_length=1, max_length=30)] = None
     hp: Annotated[int, Field(ge=1, le=10000)] | None = None
     abilities: Abilities = Abilities()
     size: Size = Size.MEDIUM
@@ -336,6 +339,11 @@ class CombatantSpec(Spec):
         _check_dice(hit_dice_expression(value))  # within the dice limits (9999999999999999+1 is not)
         return value.replace(" ", "")
 
+    @field_validator("character_class")
+    @classmethod
+    def _class(cls, value: str | None) -> str | None:
+        return None if value is None else class_named(value).name
+
     @field_validator("hit_die")
     @classmethod
     def _hit_die(cls, value: str | None) -> str | None:
@@ -358,8 +366,9 @@ class CombatantSpec(Spec):
 
     @model_validator(mode="after")
     def _needs_hit_points(self) -> CombatantSpec:
-        if self.hp is None and self.hit_dice is None and (self.hit_die is None or self.level is None):
-            raise ValueError(f"{self.name}: give hp, hit_dice, or level with hit_die")
+        die = self.hit_die or self.character_class
+        if self.hp is None and self.hit_dice is None and (die is None or self.level is None):
+            raise ValueError(f"{self.name}: give hp, hit_dice, or level with hit_die or class")
         return self
 
     @property

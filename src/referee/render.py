@@ -18,6 +18,7 @@ from rich.text import Text
 from referee.engine.events import Event, EventType
 from referee.engine.fight import FightResult
 from referee.rules import decisive
+from referee.rules.turns import winner_text
 from referee.setup import Setup
 
 STYLES = {
@@ -142,8 +143,13 @@ def _markdown_escape(text: str) -> str:
     return text
 
 
+def ruleset_heading(setup: Setup) -> str:
+    """ "ruleset odd, ascending AC": the convention every AC in the account is in (DAC-AC-1, issue 15)."""
+    return f"ruleset {setup.ruleset.name}, {setup.ruleset.armour_class.value} AC"
+
+
 def print_fight(console: Console, setup: Setup, result: FightResult) -> None:
-    console.print(f"[bold]{_escape(setup.name)}[/bold] — ruleset {setup.ruleset.name}")
+    console.print(f"[bold]{_escape(setup.name)}[/bold] — {ruleset_heading(setup)}")
     for e in result.events:
         line = event_line(e)
         if line is not None:
@@ -155,18 +161,37 @@ def print_fight(console: Console, setup: Setup, result: FightResult) -> None:
         hp = f"{c['hp']}/{c['max_hp']}" + (f" ({c['subdual']} subdual)" if c["subdual"] else "")
         table.add_row(_escape(c["name"]), _escape(c["side"]), hp, c["status"])
     console.print(table)
-    verdict = f"{result.winner} wins" if result.winner else "no winner"
+    verdict = winner_text(result.winner) if result.winner else "no winner"
     console.print(f"[bold]{_escape(verdict)}[/bold] after {result.rounds} round(s).")
 
 
 def print_catalog(console: Console, data: dict[str, list[dict[str, Any]]]) -> None:
+    """One table per kind. Names and numbers are never cut (issue 15): the columns of short values stay
+    whole and the flags (two-handed, assumed, ...) and damage types go to a `notes` column that wraps."""
     for title, rows in data.items():
         if not rows:
             continue
         table = Table(title=title)
-        keys = sorted({k for row in rows for k in row}, key=lambda k: (k != "name", k))
+        keys = [k for k in _catalog_columns(rows) if k != "notes"]
         for k in keys:
-            table.add_column(k)
+            table.add_column(k, no_wrap=True, min_width=max(len(k), *(len(_cell(r.get(k))) for r in rows)))
+        table.add_column("notes")
         for row in rows:
-            table.add_row(*(_escape(str(row.get(k, ""))) for k in keys))
+            notes = [k.replace("_", "-") for k, v in sorted(row.items()) if v is True]
+            notes += [_cell(v) for k, v in sorted(row.items()) if isinstance(v, list) and v]
+            table.add_row(*(_escape(_cell(row.get(k))) for k in keys), _escape(", ".join(notes)))
         console.print(table)
+
+
+def _catalog_columns(rows: list[dict[str, Any]]) -> list[str]:
+    """The keys with values other than flags and lists, name first; a key that is 0 in every row (a
+    magic bonus no catalog item has) is left out."""
+    keys = {k for row in rows for k, v in row.items() if not isinstance(v, bool | list)}
+    shown = [k for k in keys if any(row.get(k) not in (None, 0, "") for row in rows)]
+    return sorted(shown, key=lambda k: (k != "name", k))
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return "/".join(str(v) for v in value) if isinstance(value, list) else str(value)

@@ -89,3 +89,48 @@ def test_an_initiative_house_rule_reaches_the_chain(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(initiative, "roll_unit", with_dex)
     after = assert_fight_matches_engine(setup)
     assert after.wins["A"] > before.wins["A"]  # +3 to Ann's initiative
+
+
+def three_against_three(hp: int, **options: Any) -> Setup:
+    """Three fighters against three orcs, `hp` hit points each, d6 weapons, AC 12."""
+
+    def side(name: str) -> dict[str, Any]:
+        return {"name": name, "combatants": [
+            {"name": f"{name} {i}", "hp": hp, "ac": 12, "attack_bonus": 1,
+             "weapons": [{"name": "club", "damage": "1d6"}]} for i in (1, 2, 3)]}  # fmt: skip
+
+    return make_setup(
+        {"name": "3 vs 3", "ruleset": "odd", "options": options, "sides": [side("A"), side("B")]}
+    )
+
+
+def test_six_combatants_within_the_bound_agree_with_the_simulator() -> None:
+    # rule: ODD-INIT-4 (one d10 per side), ODD-INIT-3, GAP-HP-ZERO: six combatants, 5^6 = 15,625 states
+    # (under MAX_CELLS); 100,000 simulated fights within 4.5 standard errors of the exact odds
+    from tests.sim.cases import assert_matches_exact
+
+    from referee import sim
+
+    setup = three_against_three(4, initiative="d10_group")
+    exact = odds.fight_odds(setup)
+    assert exact.states == 5**6
+    total = sum(exact.wins.values()) + exact.draw + exact.limit + exact.unresolved
+    assert total == pytest.approx(1, abs=1e-9)
+    result = sim.simulate(setup, 100_000, seed=12)
+    rounds = sum(float(p) * r for r, p in exact.rounds.items())
+    wins = {side: float(p) for side, p in exact.wins.items()}
+    assert_matches_exact(result, wins, float(exact.draw), float(exact.limit), rounds)
+
+
+def test_six_combatants_over_the_bound_are_refused_with_the_count() -> None:
+    # rule: the documented bound (docs/odds.md): 8^6 = 262,144 hit-point combinations > MAX_CELLS
+    with pytest.raises(
+        odds.OddsError, match=r"^262144 hit-point combinations is over the exact-odds bound of 100000;"
+    ):
+        odds.fight_odds(three_against_three(7, initiative="d10_group"))
+
+
+def test_too_many_initiative_combinations_are_refused_with_the_count() -> None:
+    # rule: ODD-INIT-1/2 (a d10 each, Dex ties): six units give 10^6 combinations a round > MAX_ORDERS
+    with pytest.raises(odds.OddsError, match=r"^1000000 combinations of initiative rolls a round is over"):
+        odds.fight_odds(three_against_three(2))

@@ -99,11 +99,16 @@ def test_an_end_rule_the_tables_cannot_carry_is_refused(monkeypatch: pytest.Monk
     original = turns.fight_end
 
     def first_blood(
-        sides_standing: Any, round_no: int, max_rounds: int, round_over: bool, pending: bool = False
+        sides_standing: Any,
+        round_no: int,
+        max_rounds: int,
+        round_over: bool,
+        pending: bool = False,
+        fallen_to_finish: bool = False,
     ) -> Any:
         if not round_over and len(sides_standing) > 1:
             return turns.FightEnd(None, "first blood", "HOUSE")
-        return original(sides_standing, round_no, max_rounds, round_over, pending)
+        return original(sides_standing, round_no, max_rounds, round_over, pending, fallen_to_finish)
 
     monkeypatch.setattr(turns, "fight_end", first_blood)
     result = sim.simulate(make_setup(angthar_data()), 5, seed=1)

@@ -53,3 +53,4 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 APP_HELP = "A combat rules engine for old-school fantasy role-playing games."
+VERSION_HELP = "Print the version and exit."

@@ -1,4 +1,4 @@
-"""`referee ac FILE [--name NAME] [--json]`: each combatant's four armour classes, explained.
+"""`referee ac FILE [--name NAME] [--json]`: each combatant's four armour classes, explained, in one table.
 
 The values come from the engine's own path (:func:`referee.rules.armour_class.armour_class`), asked
 about four attacks by a neutral attacker (no creature type, so no Defence tag applies: DAC-CIRC-4):
@@ -76,16 +76,24 @@ def ac(
     if as_json:
         dump_json(rows[0] if name is not None else rows)
         return
+    # one table for the whole encounter (issue 15), its title naming the convention in use
+    table = Table(title=f"armour class ({rows[0]['convention'] if rows else 'none'})")
+    table.add_column("combatant", no_wrap=True)
+    table.add_column("AC", no_wrap=True)
+    table.add_column("value", justify="right")
+    table.add_column("made of")
     for row in rows:
-        table = Table(title=f"{_escape(row['name'])}: armour class ({row['convention']})")
-        table.add_column("AC")
-        table.add_column("value", justify="right")
-        table.add_column("made of")
-        for kind in KINDS:
+        for i, kind in enumerate(KINDS):
             parts = row["breakdown"][kind]
             text = " ".join(_part(p, i) for i, p in enumerate(parts))
-            table.add_row(kind.replace("_", " "), str(row[kind]), _escape(text))
-        console.print(table)
+            table.add_row(
+                _escape(row["name"]) if i == 0 else "",
+                kind.replace("_", " "),
+                str(row[kind]),
+                _escape(text),
+                end_section=i == len(KINDS) - 1,
+            )
+    console.print(table)
 
 
 def _part(p: dict[str, Any], index: int) -> str:

@@ -41,14 +41,22 @@ def rules(
     title = f"ruleset {ruleset.name}" + (
         f" with {', '.join(f'{k}={v}' for k, v in changed.items())}" if changed else ""
     )
+    console.print(options_table(title, rows))
+
+
+def options_table(title: str, rows: list[dict[str, Any]]) -> Table:
+    """Options and variants; at any width a name a user types (option, variant) stays whole on its line
+    (issue 15): each variant's name on a line of its own, its source and rules wrapping below it."""
+    option_width = max(len(row["option"]) for row in rows)
+    variant_width = 2 + max(len(v["name"]) for row in rows for v in row["variants"])
     table = Table(title=title, show_lines=False)
-    table.add_column("option")
-    table.add_column("value")
-    table.add_column("variants (source: rules)")
+    table.add_column("option (value)", min_width=option_width)
+    table.add_column("variants (source: rules; * in use)", min_width=variant_width)
     for row in rows:
         variants = "\n".join(
-            f"{'*' if v['name'] == row['value'] else ' '} {v['name']} ({v['source']}: {' '.join(v['rules']) or '-'})"
+            f"{'*' if v['name'] == row['value'] else ' '} {v['name']}\n"
+            f"[dim]    {v['source']}: {' '.join(v['rules']) or '-'}[/dim]"
             for v in row["variants"]
         )
-        table.add_row(f"{row['option']}\n[dim]{row['help']}[/dim]", row["value"], variants)
-    console.print(table)
+        table.add_row(f"{row['option']}\n= {row['value']}\n[dim]{row['help']}[/dim]", variants)
+    return table

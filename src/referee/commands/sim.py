@@ -180,11 +180,12 @@ def print_result(result: SimResult, plot: Path | None = None) -> None:
     console.print(f"rounds: mean {rounds['mean']:.2f}, median {rounds['median']}")
     console.print(rounds_line(rounds["distribution"], data["fights"]), markup=False)
     people = Table(title="combatants")
-    for column in ("combatant", "side", "survives", "still standing", "mean hp left"):
+    # each combatant ends standing, down (unconscious) or dead: the three add up to 100%
+    for column in ("combatant", "side", "standing", "down", "dead", "mean hp left"):
         people.add_column(column, justify="left" if column in {"combatant", "side"} else "right")
     for c in data["combatants"]:
-        people.add_row(c["name"], c["side"], f"{c['survival_rate']:.1%}", f"{c['standing_rate']:.1%}",
-                       f"{c['mean_hp_left']:.1f}")  # fmt: skip
+        people.add_row(c["name"], c["side"], f"{c['standing_rate']:.1%}", f"{c['down_rate']:.1%}",
+                       f"{c['dead_rate']:.1%}", f"{c['mean_hp_left']:.1f}")  # fmt: skip
     console.print(people)
     speed = data["fights_per_second"]
     console.print(f"{data['seconds']:.2f} s{f', {speed:,} fights/s' if speed else ''}, seed {data['seed']}, "
@@ -200,7 +201,8 @@ def rounds_line(distribution: dict[str, int], fights: int, width: int = 12) -> s
 
 
 def write_plot(result: SimResult, path: Path) -> None:
-    """A PNG with the distribution of rounds and each combatant's survival rate (matplotlib, Agg)."""
+    """A PNG with the distribution of rounds and how each combatant ends: standing, down, dead
+    (matplotlib, Agg)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -214,11 +216,15 @@ def write_plot(result: SimResult, path: Path) -> None:
     left.set_ylabel("share of fights")
     left.set_title("how long the fight lasts")
     names = [c["name"] for c in data["combatants"]]
-    rates = [c["survival_rate"] for c in data["combatants"]]
-    right.barh(names[::-1], rates[::-1], color="#a55a4a")
+    left_edge = [0.0] * len(names)
+    for key, colour in (("standing_rate", "#4a8f5a"), ("down_rate", "#d9a441"), ("dead_rate", "#a55a4a")):
+        rates = [c[key] for c in data["combatants"]]
+        right.barh(names[::-1], rates[::-1], left=left_edge[::-1], color=colour, label=key.split("_")[0])
+        left_edge = [a + b for a, b in zip(left_edge, rates, strict=True)]
     right.set_xlim(0, 1)
-    right.set_xlabel("survival rate")
-    right.set_title("who survives")
+    right.set_xlabel("share of fights")
+    right.set_title("standing, down or dead at the end")
+    right.legend(loc="lower right")
     fig.suptitle(f"{data['encounter']} · {data['fights']:,} fights ({data['path']})")
     fig.tight_layout()
     try:

@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.theme import Theme
 
-from referee.commands import APP_HELP, COMMANDS
+from referee.commands import APP_HELP, COMMANDS, VERSION_HELP
 
 USAGE = "Usage: {prog} [OPTIONS] COMMAND [ARGS]..."
 
@@ -115,11 +115,12 @@ def print_top_help(console: Console | None = None) -> None:
         highlight=True, show_header=False, expand=True, box=None, show_lines=False,
         leading=0, row_styles=None, pad_edge=False, padding=(0, 1), border_style=None,
     )  # fmt: skip
-    types = Text(style="bold yellow", overflow="fold")
-    types.append("<bool>")
-    helped = Columns([highlight(Text.from_markup("Show this message and exit.", style=""))])
-    options.add_row(highlight("--help"), highlight(""), highlight(""), highlight(""),
-                    _TypesHighlighter()(types), helped)  # fmt: skip
+    for flag, explained in (("--version", VERSION_HELP), ("--help", "Show this message and exit.")):
+        types = Text(style="bold yellow", overflow="fold")
+        types.append("<bool>")
+        helped = Columns([highlight(Text.from_markup(explained, style=""))])
+        options.add_row(highlight(flag), highlight(""), highlight(""), highlight(""),
+                        _TypesHighlighter()(types), helped)  # fmt: skip
     console.print(_panel(options, "Options"))
 
     commands = _table()

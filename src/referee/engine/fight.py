@@ -217,10 +217,13 @@ class Fight:
         """The end of the fight, if it has come (rules/turns.py): one side left, none, or the round limit."""
         if self.is_over():
             return []
+        from referee.engine import tactics  # it imports the engine's state helpers
+
         state = self.state
         found = turns.fight_end(
             state.sides_standing(), state.round, self.setup.max_rounds, round_over,
             pending=turns.simultaneous_actions_pending(state.may_act_though_down, state.acted),
+            fallen_to_finish=tactics.fallen_to_finish(state),
         )  # fmt: skip
         if found is None:
             return []

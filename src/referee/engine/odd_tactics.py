@@ -171,7 +171,8 @@ def fallback(state: FightState, actor: str, situation: Situation) -> Action:
     c = state[actor]
     order = {spec.name: i for i, spec in enumerate(state.setup.combatants)}
     foes = sorted(
-        state.living_enemies(actor), key=lambda f: targeting.target_priority(f.hp, f.subdual, order[f.name])
+        tactics.target_enemies(state, actor),
+        key=lambda f: targeting.target_priority(f.hp, f.subdual, order[f.name]),
     )
     weapons: list[str | None] = [w.name for w in c.spec.weapons] or [None]
     for foe in foes:

@@ -10,20 +10,50 @@ from __future__ import annotations
 
 from referee.engine.actions import Action, Attack, Wait
 from referee.engine.caches import planned  # reused by the resolver
-from referee.engine.state import FightState
+from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
-from referee.rules import targeting
+from referee.rules import hit_points, targeting
+from referee.rules.options import FinishFallen
 
 # Rules that force a different choice (a held creature tries to break free, ODD-GRAP-4) are listed in
 # referee.engine.registry.OVERRIDES (which imports this module, so it is read when choosing); the
 # first that returns an action wins.
 
 
+def fallen_enemies(state: FightState, actor: str) -> list[CombatantState]:
+    """`actor`'s enemies who are down but not dead (unconscious, GAP-HP-ZERO, GAP-SUBDUAL)."""
+    side = state[actor].side
+    return [c for c in state.combatants.values() if c.side != side and c.status == hit_points.UNCONSCIOUS]
+
+
+def target_enemies(state: FightState, actor: str) -> list[CombatantState]:
+    """The enemies the default tactics may strike (:func:`rules.targeting.target_pool`): the standing
+    ones, and under option `finish_fallen` the fallen too (HR-HELPLESS-1, MOD-HELPLESS-MELEE)."""
+    finish = state.setup.ruleset.finish_fallen
+    standing = state.living_enemies(actor)
+    if finish is FinishFallen.OFF:
+        return standing  # the default: exactly the fights as before the option existed
+    return targeting.target_pool(standing, fallen_enemies(state, actor), finish)
+
+
+def fallen_to_finish(state: FightState) -> bool:
+    """Whether the one side left standing still has fallen enemies to strike (option `finish_fallen`):
+    then the fight goes on (:func:`rules.turns.fight_end`)."""
+    if state.setup.ruleset.finish_fallen is FinishFallen.OFF:
+        return False
+    left = state.sides_standing()
+    if len(left) != 1:
+        return False
+    winners = [c for c in state.active() if c.side == left[0]]
+    return bool(fallen_enemies(state, winners[0].name))
+
+
 def choose_target(state: FightState, actor: str) -> str | None:
-    """The default target (:func:`rules.targeting.choose_target`): fewest hit points, ties first in file."""
+    """The default target (:func:`rules.targeting.choose_target`): fewest hit points, ties first in file;
+    among the standing enemies, and the fallen ones under option `finish_fallen`."""
     order = {c.name: i for i, c in enumerate(state.setup.combatants)}
     return targeting.choose_target(
-        [(c.name, c.hp, c.subdual, order[c.name]) for c in state.living_enemies(actor)]
+        [(c.name, c.hp, c.subdual, order[c.name]) for c in target_enemies(state, actor)]
     )
 
 

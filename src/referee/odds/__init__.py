@@ -34,9 +34,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from referee.odds.chain import FLOAT_CUTOFF, MAX_CELLS, MAX_FIGHTERS, FightOdds, fight_odds
+    from referee.odds.chain import FLOAT_CUTOFF, MAX_CELLS, MAX_FIGHTERS, MAX_ORDERS, FightOdds, fight_odds
 
-_CHAIN = ("FLOAT_CUTOFF", "MAX_CELLS", "MAX_FIGHTERS", "FightOdds", "fight_odds")
+_CHAIN = ("FLOAT_CUTOFF", "MAX_CELLS", "MAX_FIGHTERS", "MAX_ORDERS", "FightOdds", "fight_odds")
 
 
 def __getattr__(name: str) -> Any:
@@ -55,6 +55,7 @@ __all__ = [
     "FLOAT_CUTOFF",
     "MAX_CELLS",
     "MAX_FIGHTERS",
+    "MAX_ORDERS",
     "ActionOdds",
     "FightOdds",
     "OddsError",

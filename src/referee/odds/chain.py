@@ -26,10 +26,12 @@ from referee.odds.encounter import starting_hit_points
 from referee.odds.errors import OddsError
 from referee.odds.plans import SIM, Array, Attacks, Groups, check_round_hooks, compile_attacks
 from referee.rules import initiative, turns
+from referee.rules.options import FinishFallen
 from referee.rules.ruleset import Ruleset
 
-MAX_FIGHTERS = 4  # combatants in a fight whose exact odds we compute
-MAX_CELLS = 100_000  # states within a round: hit-point combinations × counts of attackers so far
+MAX_CELLS = 100_000  # the bound: states within a round, hit-point combinations × counts of attackers so far
+MAX_ORDERS = 100_000  # combinations of the units' initiative rolls enumerated for one round
+MAX_FIGHTERS = 4  # no longer a limit (MAX_CELLS is): the size tests/sim/cases.py picks agreement cases by
 FLOAT_CUTOFF = 1e-18  # in floating point, stop once less than this chance is still fighting
 
 
@@ -92,6 +94,7 @@ class _Chain:
         default_factory=dict
     )
     boxes: dict[tuple[bool, ...], _Box] = field(default_factory=dict)
+    ordered: dict[tuple[Any, ...], tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     exact: bool = False
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
@@ -161,9 +164,10 @@ def fight_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
 
 def _build_chain(setup: Setup, exact: bool) -> _Chain:
     names = [c.name for c in setup.combatants]
-    if len(names) > MAX_FIGHTERS:
+    if setup.ruleset.finish_fallen is not FinishFallen.OFF:  # the chain's states hold standing targets only
         raise OddsError(
-            f"exact fight odds are computed for at most {MAX_FIGHTERS} combatants, not {len(names)}; {SIM}"
+            f"exact fight odds do not model option finish_fallen = {setup.ruleset.finish_fallen}"
+            f" (foes strike the fallen, HR-HELPLESS-1); {SIM}"
         )
     timed = [c.name for c in setup.combatants if c.condition_rounds]
     if timed:
@@ -223,6 +227,12 @@ def _orders(chain: _Chain, active: frozenset[int], number: int) -> _Orders:
     first_strike = number == 1 and ruleset.is_on("first_strike_reach_size")
     key = (active, first_strike, tuple(tuple((r.key, p) for r, p in rolls) for rolls in per_unit))
     if key not in chain.orders:
+        combinations = int(np.prod([len(rolls) for rolls in per_unit], dtype=np.int64))
+        if combinations > MAX_ORDERS:
+            raise OddsError(
+                f"{combinations} combinations of initiative rolls a round is over the exact-odds bound of"
+                f" {MAX_ORDERS}; {SIM}"
+            )
         chain.orders[key] = _build_orders(chain, per_unit, members, by_name if first_strike else None)
     return chain.orders[key]
 
@@ -242,12 +252,19 @@ def _build_orders(
     struck: dict[tuple[tuple[str, ...], ...], tuple[tuple[int, ...], ...]] = {}
     total: dict[tuple[tuple[int, ...], ...], Any] = {}
     one: Any = Fraction(1) if chain.exact else 1.0
+    ordered = chain.ordered  # order_from_rolls is pure: its answer per rolls is shared by every round
     for combo in itertools.product(*weighted):
-        slots = tuple(map(tuple, initiative.order_from_rolls(ruleset, [r for r, _ in combo], members)))
+        rolls = tuple(r for r, _ in combo)
+        asked = (rolls, tuple(tuple(members[r.unit]) for r in rolls))  # a unit's members vary (group)
+        if asked not in ordered:
+            ordered[asked] = tuple(map(tuple, initiative.order_from_rolls(ruleset, list(rolls), members)))
+        slots = ordered[asked]
         if slots not in struck:
             moved = slots
             if first_strike is not None:
-                moved = tuple(map(tuple, initiative.apply_first_strike([list(s) for s in slots], first_strike)[0]))
+                moved = tuple(
+                    map(tuple, initiative.apply_first_strike([list(s) for s in slots], first_strike)[0])
+                )
             struck[slots] = tuple(tuple(index[n] for n in slot) for slot in moved)
         p = one
         for _, q in combo:
@@ -428,5 +445,11 @@ def _shift(chain: _Chain, a: int, damage: int) -> Array:
 
 
 def _matmul_along(mass: Array, axis: int, matrix: Array) -> Array:
-    moved: Array = np.swapaxes(mass, axis, -1) @ matrix.T
-    return np.swapaxes(moved, -1, axis)
+    """matrix[new, old] applied along `axis` (as one batched product: the faster layout for each case)."""
+    shape = mass.shape
+    if axis == mass.ndim - 1:
+        last: Array = mass @ matrix.T
+        return last
+    before = int(np.prod(shape[:axis], dtype=np.int64))
+    moved: Array = np.matmul(matrix, mass.reshape(before, shape[axis], -1))
+    return moved.reshape(shape)

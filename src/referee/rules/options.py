@@ -471,7 +471,7 @@ class FinishFallen(OptionValue):
     the ruleset has one. With it on, a side left standing fights on until its fallen enemies are dead or
     the round limit comes."""
 
-    OFF = "off", "-", "", "foes leave the fallen alone; the fight ends when one side is left standing"
+    OFF = "off", "000", "ODD-HP-1 ODD-ROUND-4", "foes leave the fallen alone; one side standing wins at once"
     WHEN_NO_STANDING_ENEMY = (
         "when_no_standing_enemy",
         "gap",

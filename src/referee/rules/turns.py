@@ -79,7 +79,24 @@ class FightEnd:
 
     @property
     def text(self) -> str:
-        return f"{self.winner or 'nobody'} wins" if self.reason != ROUND_LIMIT else ROUND_LIMIT
+        return winner_text(self.winner) if self.reason != ROUND_LIMIT else ROUND_LIMIT
+
+
+def winner_text(winner: str | None) -> str:
+    """ "Orcs win", "Angthar wins", "nobody wins": the verb agrees with the side's name (issue 15)."""
+    name = winner or "nobody"
+    return f"{name} {'win' if is_plural_name(name) else 'wins'}"
+
+
+def is_plural_name(name: str) -> bool:
+    """A side named like a group ("Orcs", "the Fighters", "Men") reads as plural; "Angthar", "Boss",
+    "Nobody" do not. English has no rule short of a dictionary: a last word ending in a plural "s"
+    (not -ss, -us, -is) or "men" reads as plural."""
+    words = name.split()
+    last = words[-1].lower() if words else ""
+    if last.endswith("men") or last in {"people", "folk", "children", "mice", "geese"}:
+        return True
+    return last.endswith("s") and not last.endswith(("ss", "us", "is", "'s")) and len(last) > 2
 
 
 def fight_end(
@@ -88,6 +105,7 @@ def fight_end(
     max_rounds: int,
     round_over: bool,
     pending: bool = False,
+    fallen_to_finish: bool = False,
 ) -> FightEnd | None:
     """Whether the fight is over, and how.
 
@@ -95,9 +113,13 @@ def fight_end(
     (`round_over` and `round_no` >= `max_rounds`) with more than one side standing, the round limit
     ends it with no winner. While an action of the slot now acting is `pending` (someone struck down
     in its own slot still acts, ODD-INIT-3) the fight does not end, except when the round is over.
+    With `fallen_to_finish` (option `finish_fallen`, HR-HELPLESS-1: the one side standing still has
+    enemies down but not dead to strike) the fight goes on until the round limit; the side still wins.
     """
     if pending and not round_over:
         return None
+    if len(sides_standing) == 1 and fallen_to_finish and not (round_over and round_no >= max_rounds):
+        return None  # the winners finish the fallen first (option finish_fallen)
     if len(sides_standing) == 1:
         return FightEnd(sides_standing[0], ONE_SIDE_LEFT, "ODD-ROUND-4")
     if not sides_standing:

@@ -26,6 +26,7 @@ from referee.engine import fight as fight_module
 from referee.engine import outcomes
 from referee.files import Setup
 from referee.rules import hit_points
+from referee.rules.options import FinishFallen
 from referee.sim import first_strike, procedures
 from referee.sim.attacks import Outcome, attack_tables
 from referee.sim.tables import IntArray, Packed, Unsupported, offsets, to_table
@@ -106,6 +107,11 @@ class Compiled:
 
 def check_supported(setup: Setup) -> None:
     """Raise Unsupported naming the first feature of the encounter the vectorised path cannot play."""
+    if setup.ruleset.finish_fallen is not FinishFallen.OFF:
+        # the tables hold standing targets and end the fight with one side standing (rules/targeting.py)
+        raise Unsupported(
+            f"option finish_fallen = {setup.ruleset.finish_fallen} (foes strike the fallen, HR-HELPLESS-1)"
+        )
     if setup.surprise is not None and setup.surprise.possible and setup.surprise.sides:
         raise Unsupported("surprise checks (ODD-SURP-1 to ODD-SURP-5)")
     for c in setup.combatants:

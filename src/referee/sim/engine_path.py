@@ -29,7 +29,7 @@ def event_batch(setup: Setup, n: int, rng: np.random.Generator) -> Tally:
             tally.draws += 1
         for i, name in enumerate(names):
             cs = state.combatants[name]
-            tally.survived[i] += cs.status != hit_points.DEAD
+            tally.alive[i] += cs.status != hit_points.DEAD
             tally.standing[i] += cs.is_active()
             tally.hp_left[i] += max(cs.hp, 0)
     return tally

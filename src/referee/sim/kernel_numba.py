@@ -49,7 +49,7 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.init_index, c.init_round, c.hp.values, c.hp.off, c.hp.size, c.plan_index, c.dmg.values,
         c.dmg.off, c.dmg.size, c.out_target, c.out_attacker, c.out_back, c.status_values, c.status_base,
         c.target_key, c.may_act, c.end_code, pairs, c.first_strike is not None, len(c.sides),
-        dead_code(c), tally.wins, tally.rounds, tally.survived, tally.standing, tally.hp_left,
+        dead_code(c), tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
 

@@ -206,6 +206,6 @@ def _count_finished(tally: Tally, c: Compiled, hp: Any, code: Any, verdict: IntA
     tally.wins += np.bincount(verdict[verdict < sides], minlength=sides)
     tally.draws += int((verdict == sides).sum())
     tally.round_limit += int((verdict == sides + 1).sum())
-    tally.survived += (code != dead_code(c)).sum(axis=1)
+    tally.alive += (code != dead_code(c)).sum(axis=1)
     tally.standing += (code == 0).sum(axis=1)
     tally.hp_left += np.maximum(hp, 0).sum(axis=1)

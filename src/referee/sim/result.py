@@ -25,7 +25,7 @@ class Tally:
     draws: int
     round_limit: int
     rounds: IntArray  # histogram, index = rounds
-    survived: IntArray  # per combatant: not dead at the end
+    alive: IntArray  # per combatant: not dead at the end (standing or down)
     standing: IntArray  # per combatant: still active at the end
     hp_left: IntArray  # per combatant: sum of max(hp, 0) at the end
 
@@ -41,9 +41,21 @@ class Tally:
         self.draws += other.draws
         self.round_limit += other.round_limit
         self.rounds += other.rounds
-        self.survived += other.survived
+        self.alive += other.alive
         self.standing += other.standing
         self.hp_left += other.hp_left
+
+    # Every fight ends each combatant standing, down (unconscious: ODD-HP-1, GAP-HP-ZERO, GAP-SUBDUAL)
+    # or dead; the kernels count the first two groups' union (alive) and standing, the rest follows.
+    @property
+    def down(self) -> IntArray:
+        """Per combatant: down at the end (unconscious, not dead)."""
+        return self.alive - self.standing
+
+    @property
+    def dead(self) -> IntArray:
+        """Per combatant: dead at the end."""
+        return self.fights - self.alive
 
 
 @dataclass(frozen=True)
@@ -108,8 +120,10 @@ class SimResult:
                 {
                     "name": c.name,
                     "side": c.side,
-                    "survival_rate": int(t.survived[i]) / n,
                     "standing_rate": int(t.standing[i]) / n,
+                    "down_rate": int(t.down[i]) / n,
+                    "dead_rate": int(t.dead[i]) / n,
+                    "survival_rate": int(t.alive[i]) / n,  # not dead: standing_rate + down_rate
                     "mean_hp_left": int(t.hp_left[i]) / n,
                 }
                 for i, c in enumerate(self.setup.combatants)

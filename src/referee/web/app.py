@@ -38,7 +38,9 @@ from referee.web.access import (
     same,
     start_session,
 )
+from referee.web.folds import Folded, clone_fight, folds_of
 from referee.web.guard import MAX_BODY_BYTES, RequestGuard
+from referee.web.paste import paste_context
 from referee.web.problems import Forbidden, NotFound
 from referee.web.store import EncounterRow, Store, StoredEvent
 
@@ -151,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             examples=Path(os.environ["REFEREE_EXAMPLES"]) if os.environ.get("REFEREE_EXAMPLES") else None,
         )
     store = Store(settings.db)
+    folds = folds_of(store)  # the fights kept folded between requests (referee/web/folds.py)
     examples = tracker.find_examples(settings.examples)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.globals["bestiary_names"] = _bestiary_names  # the add-combatant form's choices (issue 15)
@@ -188,25 +191,39 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "referee": f"{base}/e/{row.id}?token={row.referee_token}",
         }
 
-    def fight_state(row: EncounterRow) -> dict[str, Any]:
-        # the row and the log of one read: never a version that does not match the events shown
-        row, stored = store.snapshot(row.id)
-        return state_of(row, tracker.fight_of(row, stored), stored)
+    def fight_state(row: EncounterRow, seen: int | None = None) -> dict[str, Any]:
+        """The state as stored now (the row and the log of one read: never a version that does not match the
+        events shown). `seen` (a change's answer: the version it was made on) bounds the log it carries."""
+        with folds.lock(row.id):
+            return state_from(folds.current(row.id), seen)
+
+    def state_from(folded: Folded, seen: int | None) -> dict[str, Any]:
+        version = folded.row.version
+        lines = folded.lines(0 if seen is None else version - views.LOG_PAGE)
+        state = views.referee_view(folded.row, folded.fight, folded.stored, lines, folded.tabled)
+        state["dice_asked"] = tracker.dice_asked(folded.fight, state["needs"])
+        if seen is not None:  # what changed, and which page of the log `events` is
+            state["events_since"] = folded.lines(seen) if seen <= version else []
+            state["log_page"] = views.log_page(lines, version)
+        return state
 
     def state_of(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> dict[str, Any]:
         state = views.referee_view(row, fight, stored)
         state["dice_asked"] = tracker.dice_asked(fight, state["needs"])
         return state
 
-    def taken_state(taken: tracker.Taken) -> dict[str, Any]:
-        state = fight_state(taken.row)
+    def taken_state(taken: tracker.Taken, seen: int) -> dict[str, Any]:
+        with folds.lock(taken.row.id):
+            # the fold the step left, unless the fight moved on since (then the state as stored now)
+            state = state_from(folds.at(taken.row), seen)
         if taken.notice:
             state["notice"] = taken.notice  # typed dice the outcome did not need: said, not refused
         return state
 
     def players_state(row: EncounterRow) -> dict[str, Any]:
-        row, stored = store.snapshot(row.id)
-        return views.player_view(row, tracker.fight_of(row, stored))
+        with folds.lock(row.id):
+            folded = folds.current(row.id)
+            return views.player_view(folded.row, folded.fight, folded.tabled)
 
     def check_shows(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> None:
         """Everything the pages and the API will show of an imported encounter, worked out before it is
@@ -306,7 +323,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         elif source == "example":
             row = create_from(CreateBody(example=example))
         else:
-            row = create_from(CreateBody(text=text))
+            try:
+                row = create_from(CreateBody(text=text))
+            except EncounterFileError as exc:  # the page keeps the text and marks its lines (issue 15)
+                listed: dict[str, Any] = {"encounters": [summary(request, r) for r in store.encounters()]}
+                listed["examples"] = tracker.list_examples(examples)
+                response = page(request, "index.html", {**listed, **paste_context(text, str(exc))})
+                response.status_code = 422
+                return response
         return RedirectResponse(f"/e/{row.id}", status_code=303)
 
     @app.post("/e/{eid}/rename", include_in_schema=False)
@@ -319,6 +343,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if confirm != "yes":
             raise problems.BadRequest("tick the box to confirm the deletion")
         store.delete(eid)
+        folds.drop(eid)
         return RedirectResponse("/", status_code=303)
 
     @app.get("/e/{eid}", response_class=HTMLResponse, include_in_schema=False)
@@ -382,6 +407,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.delete("/api/encounters/{eid}", tags=["encounters"], dependencies=REFEREE)
     def api_delete(eid: str) -> dict[str, Any]:
         store.delete(eid)
+        folds.drop(eid)
         return {"deleted": eid}
 
     @app.get("/api/encounters/{eid}/events", tags=["fight"])
@@ -409,7 +435,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store, row, body.step, version=body.version, revision=body.revision, dice=body.dice,
             action=body.action, surprise=body.surprise, seed=body.seed,
         )  # fmt: skip
-        return taken_state(taken)
+        return taken_state(taken, body.version)
 
     @app.post("/api/encounters/{eid}/actions", tags=["fight"])
     def api_action(row: Encounter, body: ActionBody) -> dict[str, Any]:
@@ -420,7 +446,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store, row, "action", version=body.version, revision=body.revision, dice=body.dice,
             action=body.action, seed=body.seed,
         )  # fmt: skip
-        return taken_state(taken)
+        return taken_state(taken, body.version)
 
     @app.post("/api/encounters/{eid}/engine", tags=["fight"])
     def api_engine(row: Encounter, body: EngineBody) -> dict[str, Any]:
@@ -431,7 +457,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store, row, version=body.version, revision=body.revision, dice=body.dice, seed=body.seed,
             until=body.until,
         )  # fmt: skip
-        return taken_state(taken)
+        return taken_state(taken, body.version)
 
     @app.post("/api/encounters/{eid}/undo", tags=["fight"])
     def api_undo(row: Encounter, body: UndoBody) -> dict[str, Any]:
@@ -441,21 +467,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         undone = tracker.undo(
             store, row, version=body.version, revision=body.revision, keep=body.keep, count=body.count
         )
-        return fight_state(undone)
+        return fight_state(undone, body.version)
 
     @app.post("/api/encounters/{eid}/redo", tags=["fight"])
     def api_redo(row: Encounter, body: VersionBody) -> dict[str, Any]:
         """Put back the last undone events (until a new step is taken).
 
         Send the `version` and `revision` the client last saw (409 if the fight changed since)."""
-        return fight_state(tracker.redo(store, row, version=body.version, revision=body.revision))
+        redone = tracker.redo(store, row, version=body.version, revision=body.revision)
+        return fight_state(redone, body.version)
 
     @app.post("/api/encounters/{eid}/odds", tags=["fight"])
     def api_odds(row: Encounter, body: OddsBody) -> dict[str, Any]:
         """The exact odds of an action before it is taken (when the odds module is installed), and the dice
         it asks for (`dice_asked`, in order, damage included)."""
-        row, stored = store.snapshot(row.id)
-        fight = tracker.fight_of(row, stored)
+        with folds.lock(row.id):
+            fight = clone_fight(folds.current(row.id).fight)  # the odds only read it; a copy all the same
         odds = tracker.action_odds_for(fight, body.action)
         dice = tracker.dice_asked(fight, "action", body.action)
         return {"available": odds is not None, "odds": odds, "dice_asked": dice}

@@ -94,7 +94,7 @@ def respond(request: Request, status: int, message: str, extra: dict[str, Any] |
         return JSONResponse({"error": message, "status": status, **(extra or {})}, status_code=status)
     page = (
         "<!doctype html><meta charset=utf-8><link rel=stylesheet href=/static/style.css>"
-        f"<title>error {status}</title><main><h1>error {status}</h1><p class=error>{_escape(message)}</p>"
+        f"<title>error {status}</title><main><h1>error {status}</h1><p class=error>{_escape(message).replace(chr(10), '<br>')}</p>"
         "<p><a href=/>back to the encounters</a></p></main>"
     )
     return HTMLResponse(page, status_code=status)
@@ -108,12 +108,15 @@ def _validation_message(exc: RequestValidationError) -> str:
     errors: list[Any] = list(exc.errors())
     if not errors:
         return "bad request"
-    first = errors[0]
-    # a key from the body may hold a line break: quote such parts to keep the message on one line
-    where = ".".join(str(p) if str(p).isprintable() else repr(p) for p in first.get("loc", ()) if p != "body")
-    more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-    message = " ".join(str(first.get("msg", "invalid")).split())
-    return f"{where + ': ' if where else ''}{message}{more}"
+    lines = []
+    for error in errors:  # every problem, one line each (issue 15)
+        # a key from the body may hold a line break: quote such parts to keep each problem on one line
+        where = ".".join(
+            str(p) if str(p).isprintable() else repr(p) for p in error.get("loc", ()) if p != "body"
+        )
+        message = " ".join(str(error.get("msg", "invalid")).split())
+        lines.append(f"{where + ': ' if where else ''}{message}")
+    return "\n".join(lines)
 
 
 def database_message(exc: sqlite3.Error) -> str:

@@ -22,6 +22,7 @@ import json
 import os
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -126,6 +127,11 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._admin_token: str | None = None
+        # this process's writers take turns here rather than in SQLite's busy handler, which sleeps in steps
+        # of up to 100 ms while the write lock is held (the tail of every step under load); another process
+        # on the same file still waits in the busy handler
+        self._writing = threading.Lock()
         _check_path(self.path)
         try:
             with self._connect() as db:
@@ -168,7 +174,7 @@ class Store:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One transaction that takes the write lock first, so version checks and writes are atomic."""
-        with self._connect() as db:
+        with self._connect() as db, self._writing:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
@@ -181,8 +187,13 @@ class Store:
     # --- server ------------------------------------------------------------------------------------
 
     def admin_token(self) -> str:
-        with self._connect() as db:
-            return str(db.execute("SELECT value FROM meta WHERE key='admin_token'").fetchone()[0])
+        # made once when the file is first opened and never changed: read once (every request checks it)
+        if self._admin_token is None:
+            with self._connect() as db:
+                self._admin_token = str(
+                    db.execute("SELECT value FROM meta WHERE key='admin_token'").fetchone()[0]
+                )
+        return self._admin_token
 
     # --- browser sessions (docs/tracker.md, "Security model") -------------------------------------
 
@@ -275,8 +286,7 @@ class Store:
             _check_seen(db, encounter_id, version, revision)
             _insert_events(db, encounter_id, version, [(version, e) for e in events])
             db.execute("DELETE FROM redo WHERE encounter=?", (encounter_id,))
-            _touch(db, encounter_id)
-        return self.get(encounter_id)
+            return _touch(db, encounter_id)
 
     def truncate(
         self, encounter_id: str, version: int, keep: int, *, revision: int | None = None
@@ -294,8 +304,7 @@ class Store:
                 (grp, encounter_id, keep),
             )
             db.execute("DELETE FROM events WHERE encounter=? AND seq>=?", (encounter_id, keep))
-            _touch(db, encounter_id)
-        return self.get(encounter_id)
+            return _touch(db, encounter_id)
 
     def redo(self, encounter_id: str, version: int, *, revision: int | None = None) -> EncounterRow:
         """Put back the last undone group of events."""
@@ -309,8 +318,7 @@ class Store:
                 (encounter_id, grp),
             )
             db.execute("DELETE FROM redo WHERE encounter=? AND grp=?", (encounter_id, grp))
-            _touch(db, encounter_id)
-        return self.get(encounter_id)
+            return _touch(db, encounter_id)
 
 
 def _digest(value: str) -> str:
@@ -403,5 +411,13 @@ def _insert_events(
     )
 
 
-def _touch(db: sqlite3.Connection, encounter_id: str) -> None:
+def _touch(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
+    """Move the revision on; the row as this write leaves it (read in its own transaction, so it names exactly
+    the log the write made, whatever another writer does next: what the tracker's kept folds key on)."""
     db.execute("UPDATE encounters SET revision=revision+1, updated=? WHERE id=?", (time.time(), encounter_id))
+    return _row(db, encounter_id)
+
+
+def as_stored(e: Event) -> Event:
+    """The event as the store gives it back (through JSON, as :func:`_insert_events` writes it)."""
+    return Event.from_dict(json.loads(json.dumps(e.to_dict())))

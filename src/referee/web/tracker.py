@@ -1,9 +1,9 @@
-"""What the tracker does with the engine: rebuild a fight from the store, take one step, undo, odds.
+"""What the tracker does with the engine: fold a fight from the store, take one step, undo, odds.
 
-The page state is always ``Fight(setup, stored events)``. A step is computed on a fight rebuilt from one
-consistent read of the stored log and then appended on top of the version and revision it was computed from
-(the store refuses a stale one), so nothing is ever half-stored: a refused die, an illegal action or a stale
-tab store nothing. A client that names the revision it saw (the page does) gets a conflict whenever the fight
+The page state is always ``Fight(setup, stored events)``, kept folded between requests (:mod:`.folds`). A
+step is computed on a copy of the fold of one consistent read of the stored log and then appended on top of
+the version and revision it was computed from (the store refuses a stale one), so nothing is ever
+half-stored: a refused die, an illegal action or a stale tab store nothing. A client that names the revision it saw (the page does) gets a conflict whenever the fight
 changed since, even if the event count came back to the same number (undo, then a new step).
 """
 
@@ -28,6 +28,7 @@ from referee.engine.resolve import attack_context
 from referee.errors import DiceError, EncounterFileError, IllegalActionError, RefereeError
 from referee.files import MAX_FILE_BYTES, parse_yaml_bytes, setup_from_data
 from referee.setup import Setup
+from referee.web.folds import Folded, clone_fight, folds_of
 from referee.web.guard import strict_json
 from referee.web.store import EncounterRow, Store, StoredEvent, check_seen
 
@@ -137,7 +138,10 @@ def fight_of(row: EncounterRow, stored: Sequence[StoredEvent]) -> Fight:
 
 
 def load_fight(store: Store, row: EncounterRow) -> Fight:
-    return fight_of(*store.snapshot(row.id))
+    """A copy of the fight as stored now (the kept fold's, so nothing is read or folded twice)."""
+    folds = folds_of(store)
+    with folds.lock(row.id):
+        return clone_fight(folds.current(row.id).fight)
 
 
 def utf8(text: str, where: str) -> bytes:
@@ -203,19 +207,38 @@ def take_step(
         raise IllegalActionError(f"unknown step {step!r}; steps: {', '.join(STEPS)}")
     # before anything else: a stale tab gets the conflict, not a side error
     check_seen(row, version, revision)
-    # the log may have moved on since `row` was read (another tab): read row and log together and check
-    # again, so a stale step is a conflict (409), not an illegal action computed on a newer fight
-    row, stored = store.snapshot(row.id)
-    check_seen(row, version, revision)
+    folds = folds_of(store)
+    with folds.lock(row.id):
+        # the kept fold when it is the one of `row`: had the log moved on since (another tab), the write's own
+        # check refuses the step (409). Otherwise the fold of the log as stored now (row and log of one read),
+        # checked again, so a stale step is a conflict (409), not an illegal action computed on a newer fight
+        folded = folds.at(row)
+        check_seen(folded.row, version, revision)
+        return _step_on(store, folded, step, dice, action, surprise, seed)
+
+
+def _step_on(
+    store: Store,
+    folded: Folded,
+    step: str,
+    dice: str | list[int | None] | None,
+    action: dict[str, Any] | None,
+    surprise: dict[str, Any] | None,
+    seed: int | None,
+) -> Taken:
+    """Work the step out on a copy of the kept fold, store it on top of exactly that log, then push the
+    stored events onto the kept fold (which is then the fold of the new log)."""
+    row = folded.row
     source = TypedDice(parse_typed_dice(dice), seed)
-    setup = load_setup(row.setup, row.name)
     ruling: dict[str, Any] | None = None
     if step == "begin" and surprise is not None:
         # Begin with a surprise ruling (ODD-SURP-1): the checks are rolled under it and the ruling is kept in
         # the Begin step's own surprise event, never in the stored setup, so undoing the Begin undoes it too.
         setup = load_setup({**row.setup, "surprise": surprise}, row.name)
         ruling = setup.to_dict().get("surprise")
-    fight = Fight(setup, [s.event for s in stored])
+        fight = Fight(setup, folded.fight.events)
+    else:
+        fight = clone_fight(folded.fight)
     chosen = (
         action_from_dict(table_actions.normalise(action)) if step == "action" and action is not None else None
     )
@@ -229,8 +252,14 @@ def take_step(
     notice = source.check_all_used(most)
     if ruling is not None:
         events = [with_ruling(e, ruling) for e in events]
-    # stored on top of exactly the log it was computed from: the snapshot's revision, not only the count
-    return Taken(store.append(row.id, version, events, revision=row.revision), events, notice)
+    # stored on top of exactly the log it was computed from: the fold's revision, not only the count
+    stored_row = store.append(row.id, row.version, events, revision=row.revision)
+    try:
+        folded.extend(stored_row, events)
+    except BaseException:  # a fold half brought up to date is never kept: the next read folds afresh
+        folds_of(store).drop(row.id)
+        raise
+    return Taken(stored_row, events, notice, folded)
 
 
 class Taken(NamedTuple):
@@ -239,6 +268,7 @@ class Taken(NamedTuple):
     row: EncounterRow
     events: list[Event]
     notice: str | None = None
+    folded: Folded | None = None  # the kept fold of the log the step left (its row is `row`)
 
 
 def with_ruling(e: Event, ruling: dict[str, Any]) -> Event:
@@ -262,7 +292,7 @@ class _DiceRecorder:
 def dice_asked(fight: Fight, step: str, action: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The dice a step will ask for, in order, from a dry run on a copy (every die at its highest face, so an
     attack shows its damage dice too). Nothing is stored; a step that cannot be taken asks for nothing."""
-    copy = Fight(fight.setup, fight.events)
+    copy = clone_fight(fight)
     recorder = _DiceRecorder()
     try:
         chosen = action_from_dict(table_actions.normalise(action)) if action is not None else None
@@ -283,19 +313,28 @@ def undo(
 ) -> EncounterRow:
     """Undo back to line `keep`, or the last `count` events, or (neither given) the last step."""
     check_seen(row, version, revision)
-    row, stored = store.snapshot(row.id)
-    check_seen(row, version, revision)
-    if keep is None:
-        if not stored:
-            raise IllegalActionError("nothing to undo")
-        keep = len(stored) - count if count is not None else stored[-1].step
-    return store.truncate(row.id, version, max(0, keep), revision=row.revision)
+    folds = folds_of(store)
+    with folds.lock(row.id):
+        folded = folds.current(row.id)
+        check_seen(folded.row, version, revision)
+        stored = folded.stored
+        if keep is None:
+            if not stored:
+                raise IllegalActionError("nothing to undo")
+            keep = len(stored) - count if count is not None else stored[-1].step
+        keep = max(0, keep)
+        undone = store.truncate(row.id, version, keep, revision=folded.row.revision)
+        # the log is now exactly the first `keep` lines of the one the fold was of: fold those (no read)
+        folds.keep(Folded.fold(undone, stored[:keep]))
+        return undone
 
 
 def redo(store: Store, row: EncounterRow, *, version: int, revision: int | None = None) -> EncounterRow:
     """Put back the last undone events (until a new step is taken)."""
     check_seen(row, version, revision)
-    return store.redo(row.id, version, revision=revision)
+    folds = folds_of(store)
+    with folds.lock(row.id):
+        return store.redo(row.id, version, revision=revision)  # the next read folds the new log
 
 
 def export(store: Store, row: EncounterRow) -> dict[str, Any]:
@@ -457,20 +496,22 @@ def engine_turns(
     check_seen(row, version, revision)
     taken: Taken | None = None
     notices: list[str] = []
+    folds = folds_of(store)
     for _ in range(MAX_ENGINE_TURNS):
-        row, stored = store.snapshot(row.id)
-        fight = fight_of(row, stored)
-        actor = fight.next_actor() if fight.needs() == "action" else None
-        if actor is None or (until == "players" and fight.state[actor].side in player_sides(fight)):
-            if taken is None:
-                who = (
-                    f"it is {actor}'s turn (a player's side)"
-                    if actor
-                    else f"the fight needs: {fight.needs()}"
-                )
-                raise IllegalActionError(f"no foe is to act now: {who}")
-            break
-        choice = tactics.choose_action(fight.state, actor).to_dict()
+        with folds.lock(row.id):
+            folded = folds.current(row.id)
+            row, fight = folded.row, folded.fight
+            actor = fight.next_actor() if fight.needs() == "action" else None
+            if actor is None or (until == "players" and fight.state[actor].side in player_sides(fight)):
+                if taken is None:
+                    who = (
+                        f"it is {actor}'s turn (a player's side)"
+                        if actor
+                        else f"the fight needs: {fight.needs()}"
+                    )
+                    raise IllegalActionError(f"no foe is to act now: {who}")
+                break
+            choice = tactics.choose_action(clone_fight(fight).state, actor).to_dict()
         first = taken is None
         taken = take_step(
             store, row, "action", version=version if first else row.version,

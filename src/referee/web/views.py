@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import MISSING, fields
 from typing import Any
 
 from referee.engine import table_actions, tactics
-from referee.engine.events import EventType
+from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.engine.registry import ACTION_TYPES
 from referee.engine.state import CombatantState, FightState
@@ -25,10 +26,14 @@ from referee.errors import RefereeError
 from referee.model import UNARMED
 from referee.rules.conditions import CONDITION_TABLE
 from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackContext, AttackForm, Situation
+from referee.rules.turns import winner_text
 from referee.vocabulary import CONDITIONS
 from referee.web.store import EncounterRow, StoredEvent
 
 HEALTH_WORDS = ("unhurt", "wounded", "badly wounded", "down")
+# A change's answer carries the last LOG_PAGE lines of the log (and the lines it added), not the whole log:
+# its cost must not grow with the fight. The whole log is `GET /api/encounters/{id}` or `/events`.
+LOG_PAGE = 50
 
 
 LEFT_WORDS = {"fled": "fled", "surrendered": "surrendered", "removed": "gone"}
@@ -93,9 +98,10 @@ def player_sides(fight: Fight) -> list[str]:
     return [str(n) for n in named] if named else list(fight.setup.sides[:1])
 
 
-def hidden_names(fight: Fight) -> set[str]:
-    """Who the players do not see now: hidden in the file, unless revealed since, or hidden again."""
-    toggled = table_actions.visibility(fight.events)
+def hidden_names(fight: Fight, tabled: Sequence[Event] | None = None) -> set[str]:
+    """Who the players do not see now: hidden in the file, unless revealed since, or hidden again. `tabled`:
+    the log's table actions alone (:attr:`Folded.tabled`), which say the same as the whole log."""
+    toggled = table_actions.visibility(list(fight.events if tabled is None else tabled))
     return {n for n, c in fight.state.combatants.items() if toggled.get(n, c.spec.hidden)}
 
 
@@ -132,9 +138,20 @@ def event_view(stored: StoredEvent) -> dict[str, Any]:
     return {"seq": stored.seq, "step": stored.step, **stored.event.to_dict()}
 
 
+_KINDS: dict[tuple[tuple[str, type], ...], list[dict[str, Any]]] = {}
+
+
 def action_kinds() -> list[dict[str, Any]]:
     """Every action kind the engine offers, with its fields, so the form sends only what a kind accepts
-    (`table`: one of the referee's table actions, taken in nobody's turn)."""
+    (`table`: one of the referee's table actions, taken in nobody's turn). Worked out once per registry."""
+    key = tuple(sorted(ACTION_TYPES.items()))
+    if key not in _KINDS:
+        _KINDS.clear()
+        _KINDS[key] = _action_kinds()
+    return [dict(k) for k in _KINDS[key]]
+
+
+def _action_kinds() -> list[dict[str, Any]]:
     kinds = []
     for kind, cls in sorted(ACTION_TYPES.items()):
         kinds.append(
@@ -155,10 +172,25 @@ def _jsonable(value: Any) -> Any:
     return value if isinstance(value, str | int | float | bool) or value is None else str(value)
 
 
-def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> dict[str, Any]:
+def log_page(lines: list[dict[str, Any]], version: int) -> dict[str, Any]:
+    """Which lines of the log a change's `events` holds: `from` (first line) to `to` (one past the last, the
+    version), `complete` when that is the whole log."""
+    first = int(lines[0]["seq"]) if lines else version
+    return {"from": first, "to": version, "size": LOG_PAGE, "complete": first == 0}
+
+
+def referee_view(
+    row: EncounterRow,
+    fight: Fight,
+    stored: list[StoredEvent],
+    lines: list[dict[str, Any]] | None = None,
+    tabled: Sequence[Event] | None = None,
+) -> dict[str, Any]:
+    """The referee's state; `lines` (the log's lines already shown, :meth:`Folded.lines`) or, without it,
+    every line of `stored` with its hit points left; `tabled` (the table actions of the log) or the log."""
     state = fight.state
     current = fight.next_actor() if fight.needs() == "action" else None
-    hidden = hidden_names(fight)
+    hidden = hidden_names(fight, tabled)
     players = player_sides(fight)
     combatants = []
     for c in state.combatants.values():
@@ -188,6 +220,8 @@ def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> 
         "revision": row.revision,
         "redo": row.redo_groups,
         "ruleset": fight.setup.ruleset.name,
+        "armour_class": fight.setup.ruleset.armour_class.value,  # the convention of every AC shown (DAC-AC-1)
+        "verdict": winner_text(state.winner) if state.winner else None,  # "Orcs win" (issue 15)
         "needs": fight.needs(),
         "round": state.round,
         "phase": state.phase,
@@ -197,12 +231,14 @@ def referee_view(row: EncounterRow, fight: Fight, stored: list[StoredEvent]) -> 
         "order": [list(slot) for slot in state.order],
         "sides": list(fight.setup.sides),
         "combatants": combatants,
-        "events": _with_hit_points(fight, stored),
+        "events": _with_hit_points(fight, stored) if lines is None else lines,
         "players": players,
         "rolls": dict(state.rolls) if state.order else {},
         "first_strike": _first_strike(fight),
         "suggested": suggested_action(fight, current),
-        "notes": [e.text for e in fight.events if e.data.get("table") == "note"],
+        "notes": [
+            e.text for e in (fight.events if tabled is None else tabled) if e.data.get("table") == "note"
+        ],
         "condition_choices": condition_choices(),
         "action_kinds": action_kinds(),
         "forms": [f.value for f in AttackForm],
@@ -232,10 +268,10 @@ def _with_hit_points(fight: Fight, stored: list[StoredEvent]) -> list[dict[str, 
     return out
 
 
-def player_view(row: EncounterRow, fight: Fight) -> dict[str, Any]:
+def player_view(row: EncounterRow, fight: Fight, tabled: Sequence[Event] | None = None) -> dict[str, Any]:
     """The players' view: nothing a player's character could not see. Numbers only for the players' sides."""
     state = fight.state
-    hidden = hidden_names(fight)
+    hidden = hidden_names(fight, tabled)
     shown = {c.name for c in state.combatants.values() if c.name not in hidden}
     players = player_sides(fight)
     current = fight.next_actor() if fight.needs() == "action" else None

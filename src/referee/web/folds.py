@@ -1,0 +1,174 @@
+"""The folded fights the tracker keeps between requests, so a step does not rebuild the fight from its log.
+
+A fight is always the fold of its stored log (``Fight(setup, stored events)``). Folding a long fight and
+reading its whole log back from SQLite on every request made a step cost time in proportion to the fight's
+length, so the tracker keeps, per encounter, the fight folded from the log as it is stored: a
+:class:`Folded`, keyed by the encounter row it was read with (id, version, revision and the time of the
+last change). An encounter's revision moves on with every change and never goes back, so a key names one
+log and one log only; a row read now that does not match the kept fold (another tab, another server
+process on the same file, an undo, a rename, a restart) means a fresh fold from one consistent read.
+
+What is kept is exactly what a fresh fold gives: a new step is worked out on a copy (:func:`clone_fight`)
+and its events are then pushed onto the kept fight as the store gives them back (through JSON,
+:func:`referee.web.store.as_stored`), only after the write that stored them on top of that same revision
+committed. Anything that fails on the way drops the kept fold. ``tests/web/test_folds.py`` plays random
+steps, undos, redos and renames and compares every answer with a fresh fold.
+
+One lock per encounter (re-entrant: "run the foes" and the tests' racing tabs nest steps) guards its fold;
+requests on different encounters never wait for each other.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.engine.events import Event, EventType
+from referee.engine.fight import Fight
+from referee.files import setup_from_data
+from referee.web.store import EncounterRow, Store, StoredEvent, as_stored
+
+# Kept folds per store: a few dozen open fights is a busy evening at the table; the rest fold again when asked.
+KEPT_FOLDS = 64
+HIT_POINT_LINES = (EventType.DAMAGE, EventType.HEAL)
+
+
+def row_key(row: EncounterRow) -> tuple[str, int, int, float]:
+    """What names one stored log: the revision never repeats; the count and the change time make sure."""
+    return (row.id, row.version, row.revision, row.updated)
+
+
+@dataclass
+class Folded:
+    """One encounter's fight folded from its stored log, with what the pages read of every line."""
+
+    row: EncounterRow
+    fight: Fight
+    stored: list[StoredEvent]
+    hp_left: dict[int, int] = field(default_factory=dict)  # line -> the target's hit points after it
+    views: list[dict[str, Any] | None] = field(default_factory=list)  # each line as the API shows it
+    tabled: list[Event] = field(default_factory=list)  # the table actions (notes, reveals...): rare lines
+
+    @classmethod
+    def fold(cls, row: EncounterRow, stored: Sequence[StoredEvent]) -> Folded:
+        """A fresh fold: the setup, then every stored event pushed one by one (as ``Fight`` does)."""
+        folded = cls(row, Fight(setup_from_data(row.setup, row.name)), [])
+        folded._push(stored)
+        return folded
+
+    def _push(self, stored: Iterable[StoredEvent]) -> None:
+        state = self.fight.state
+        for s in stored:
+            self.fight.push([s.event])
+            self.stored.append(s)
+            self.views.append(None)
+            e = s.event
+            if "table" in e.data:
+                self.tabled.append(e)
+            if e.type in HIT_POINT_LINES and e.target in state.combatants:
+                self.hp_left[s.seq] = state.combatants[e.target].hp
+
+    def extend(self, row: EncounterRow, events: Sequence[Event]) -> None:
+        """The events of one stored step (on top of this fold's version), as the store gives them back."""
+        start = len(self.stored)
+        self._push(StoredEvent(start + i, start, as_stored(e)) for i, e in enumerate(events))
+        self.row = row
+
+    def view(self, seq: int) -> dict[str, Any]:
+        """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`), worked out once."""
+        found = self.views[seq]
+        if found is None:
+            s = self.stored[seq]
+            found = {"seq": s.seq, "step": s.step, **s.event.to_dict()}
+            if seq in self.hp_left:
+                found["hp_left"] = self.hp_left[seq]
+            self.views[seq] = found
+        return found
+
+    def lines(self, start: int = 0) -> list[dict[str, Any]]:
+        return [self.view(i) for i in range(max(0, start), len(self.stored))]
+
+
+def clone_fight(fight: Fight) -> Fight:
+    """A copy to work a step out on (or dry-run it) without touching the kept fold: the state deep-copied,
+    the log's list copied; the setup, the combatants' specs and the events are frozen and shared."""
+    state = fight.state
+    memo: dict[int, Any] = {id(fight.setup): fight.setup, id(state.setup): state.setup}
+    for c in state.combatants.values():
+        memo[id(c.spec)] = c.spec
+    new = copy.copy(fight)
+    for name, value in vars(fight).items():
+        if name == "events":
+            new.events = list(value)
+        elif name != "setup":
+            setattr(new, name, copy.deepcopy(value, memo))
+    return new
+
+
+class Folds:
+    """The kept folds of one store, newest used last; one re-entrant lock per encounter."""
+
+    def __init__(self, store: Store, size: int = KEPT_FOLDS) -> None:
+        self.store = store
+        self.size = size
+        self._kept: OrderedDict[str, Folded] = OrderedDict()
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
+
+    def lock(self, encounter_id: str) -> threading.RLock:
+        """Hold it while reading or changing this encounter's fold (and while storing a step made on it)."""
+        with self._guard:
+            found = self._locks.get(encounter_id)
+            if found is None:
+                found = self._locks[encounter_id] = threading.RLock()
+            return found
+
+    def current(self, encounter_id: str) -> Folded:
+        """The fold of the log as stored now (call with the encounter's lock held)."""
+        return self.at(self.store.get(encounter_id))
+
+    def at(self, row: EncounterRow) -> Folded:
+        """The kept fold if it is the one of `row`, else a fresh fold of one consistent read (whose row may be
+        newer than `row`: the caller checks what the client saw against the fold's own row)."""
+        with self._guard:
+            kept = self._kept.get(row.id)
+            if kept is not None and row_key(kept.row) == row_key(row):
+                self._kept.move_to_end(row.id)
+                return kept
+        fresh = Folded.fold(*self.store.snapshot(row.id))
+        self.keep(fresh)
+        return fresh
+
+    def keep(self, folded: Folded) -> None:
+        with self._guard:
+            self._kept[folded.row.id] = folded
+            self._kept.move_to_end(folded.row.id)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+
+    def drop(self, encounter_id: str) -> None:
+        with self._guard:
+            self._kept.pop(encounter_id, None)
+
+    def kept(self) -> Mapping[str, Folded]:
+        """The kept folds (for tests)."""
+        with self._guard:
+            return dict(self._kept)
+
+
+_FOLDS: weakref.WeakKeyDictionary[Store, Folds] = weakref.WeakKeyDictionary()
+_FOLDS_GUARD = threading.Lock()
+
+
+def folds_of(store: Store) -> Folds:
+    """The kept folds of this store (one set per store object, made on first use)."""
+    with _FOLDS_GUARD:
+        found = _FOLDS.get(store)
+        if found is None:
+            found = _FOLDS[store] = Folds(store)
+        return found
