@@ -432,16 +432,18 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
     Monsters and characters become the same `Combatant` and go through the same procedures (ODD-NPC-1);
     only the basic to-hit bonus and hit points come from hit dice instead of class and level."""
     problems: list[str] = []  # every unknown item of the combatant, not only the first (issue 15)
-    with _noted(problems):
-        weapons = tuple(resolve_weapon(w, f"{where}.weapons.{i}") for i, w in enumerate(spec.weapons))
+    weapons: list[Weapon] = []
+    for i, item in enumerate(spec.weapons):
+        with _noted(problems):
+            weapons.append(resolve_weapon(item, f"{where}.weapons.{i}"))
     with _noted(problems):
         armour = _resolve_armour(spec.armour, f"{where}.armour")
     with _noted(problems):
         shield = _resolve_shield(spec.shield, f"{where}.shield")
-    with _noted(problems):
-        layers = tuple(
-            _resolve_armour(a, f"{where}.armour_layers.{i}") for i, a in enumerate(spec.armour_layers)
-        )
+    layers: list[ArmourSpec | None] = []
+    for i, suit in enumerate(spec.armour_layers):
+        with _noted(problems):
+            layers.append(_resolve_armour(suit, f"{where}.armour_layers.{i}"))
     with _noted(problems):
         off_hand = _resolve_shield(spec.off_hand_shield, f"{where}.off_hand_shield")
     if problems:
@@ -492,7 +494,7 @@ def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combat
             creature_types=tuple(k.strip().lower() for k in kinds if k.strip()),
             protection=tuple(spec.protection),
             proficiencies=tuple(spec.proficiencies),
-            weapons=weapons,
+            weapons=tuple(weapons),
             attacks=tuple(spec.attacks),
             position=spec.position,
             conditions=tuple(c if isinstance(c, str) else c.name for c in spec.conditions),

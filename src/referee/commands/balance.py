@@ -90,6 +90,9 @@ class LevelResult:
     equivalent: float | None  # interpolated fighters x level: the equivalent hit dice at this level
     tried: dict[int, float]
     path: str
+    # at that count, the share of fighters down (unconscious) and dead at the end (ODD-HP-1, GAP-HP-ZERO)
+    fighters_down: float = 0.0
+    fighters_dead: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -98,6 +101,8 @@ class LevelResult:
             "monster_win_rate": self.monster_win_rate,
             "equivalent_hit_dice": self.equivalent,
             "tried": {str(k): v for k, v in sorted(self.tried.items())},
+            "fighters_down_rate": self.fighters_down,
+            "fighters_dead_rate": self.fighters_dead,
             "path": self.path,
         }
 
@@ -115,6 +120,7 @@ class Balancer:
         self.seed = seed
         self.workers = workers
         self.paths: set[str] = set()
+        self.fates: dict[tuple[int, int], tuple[float, float]] = {}  # (level, count) → fighters down, dead
         self.base_dir = Path.cwd()  # where a house-rules file named by the monster file is looked for
         self.on_try: Callable[[], None] = lambda: None  # after each simulation (progress)
 
@@ -140,6 +146,12 @@ class Balancer:
         result = simulate(setup, fights, seed=self.seed + 1000 * level + count, workers=self.workers)
         self.paths.add(result.path if result.path != EVENT_ENGINE else f"{EVENT_ENGINE} ({result.reason})")
         self.on_try()
+        fighters = [i for i, c in enumerate(setup.combatants) if c.side == FIGHTER_SIDE]
+        share = max(1, result.tally.fights * len(fighters))
+        self.fates[(level, count)] = (
+            float(result.tally.down[fighters].sum()) / share,
+            float(result.tally.dead[fighters].sum()) / share,
+        )
         return result.win_rate(MONSTER_SIDE)
 
     def level(self, level: int, start: int = 1) -> LevelResult:
@@ -161,11 +173,14 @@ class Balancer:
             n += 1
         path = ", ".join(sorted(self.paths))
         if rate(n) > 0.5:
-            return LevelResult(level, None, rate(n), None, tried, path)
+            return LevelResult(
+                level, None, rate(n), None, tried, path, *self.fates.get((level, n), (0.0, 0.0))
+            )
         above, below = rate(n - 1), rate(n)  # above > 0.5 >= below
         best = n if n == 1 or abs(below - 0.5) <= abs(above - 0.5) else n - 1
         crossing = (n - 1) + (above - 0.5) / (above - below) if above != below else float(n)
-        return LevelResult(level, best, rate(best), crossing * level, tried, path)
+        fate = self.fates.get((level, best), (0.0, 0.0))
+        return LevelResult(level, best, rate(best), crossing * level, tried, path, *fate)
 
 
 def harmonic_mean(values: list[float]) -> float | None:
@@ -242,11 +257,12 @@ def balance(
         dump_json(data)
         return
     table = Table(title=f"balance: {', '.join(str(m) for m in data['monsters'])} ({data['ruleset']})")
-    for column in ("level", "fighters", "monster wins", "equivalent HD"):
+    for column in ("level", "fighters", "monster wins", "fighters down", "fighters dead", "equivalent HD"):
         table.add_column(column, justify="right")
     for r in results:
         table.add_row(str(r.level), str(r.fighters) if r.fighters else f">{MAX_FIGHTERS}",
-                      f"{r.monster_win_rate:.1%}", f"{r.equivalent:.1f}" if r.equivalent else "-")  # fmt: skip
+                      f"{r.monster_win_rate:.1%}", f"{r.fighters_down:.1%}", f"{r.fighters_dead:.1%}",
+                      f"{r.equivalent:.1f}" if r.equivalent else "-")  # fmt: skip
     console.print(table)
     console.print(f"equivalent hit dice: {overall:.1f}" if overall else "equivalent hit dice: -")
     console.print(f"path: {', '.join(sorted(paths))}", markup=False)

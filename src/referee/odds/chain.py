@@ -94,7 +94,6 @@ class _Chain:
         default_factory=dict
     )
     boxes: dict[tuple[bool, ...], _Box] = field(default_factory=dict)
-    ordered: dict[tuple[Any, ...], tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     exact: bool = False
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
@@ -252,13 +251,8 @@ def _build_orders(
     struck: dict[tuple[tuple[str, ...], ...], tuple[tuple[int, ...], ...]] = {}
     total: dict[tuple[tuple[int, ...], ...], Any] = {}
     one: Any = Fraction(1) if chain.exact else 1.0
-    ordered = chain.ordered  # order_from_rolls is pure: its answer per rolls is shared by every round
     for combo in itertools.product(*weighted):
-        rolls = tuple(r for r, _ in combo)
-        asked = (rolls, tuple(tuple(members[r.unit]) for r in rolls))  # a unit's members vary (group)
-        if asked not in ordered:
-            ordered[asked] = tuple(map(tuple, initiative.order_from_rolls(ruleset, list(rolls), members)))
-        slots = ordered[asked]
+        slots = tuple(map(tuple, initiative.order_from_rolls(ruleset, [r for r, _ in combo], members)))
         if slots not in struck:
             moved = slots
             if first_strike is not None:

@@ -146,6 +146,10 @@ class Store:
                 db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise DatabaseUnusableError(f"cannot use {self.path} as the tracker's database: {exc}") from None
+        # One idle connection held open for the store's life: otherwise every call's connection is the last
+        # one to close, and SQLite then checkpoints the whole WAL into the file (and syncs it) on each close.
+        # The WAL is still checkpointed as it grows (SQLite's automatic checkpoint).
+        self._keeper = self._open()
 
     def _open(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30, isolation_level=None)
