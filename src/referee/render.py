@@ -161,7 +161,8 @@ def print_fight(console: Console, setup: Setup, result: FightResult) -> None:
         hp = f"{c['hp']}/{c['max_hp']}" + (f" ({c['subdual']} subdual)" if c["subdual"] else "")
         table.add_row(_escape(c["name"]), _escape(c["side"]), hp, c["status"])
     console.print(table)
-    verdict = winner_text(result.winner) if result.winner else "no winner"
+    members = [c["name"] for c in result.combatants if c["side"] == result.winner]
+    verdict = winner_text(result.winner, members) if result.winner else "no winner"
     console.print(f"[bold]{_escape(verdict)}[/bold] after {result.rounds} round(s).")
 
 

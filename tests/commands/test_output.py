@@ -54,6 +54,7 @@ def test_plural_agreement() -> None:
     assert [winner_text(n) for n in ("Orcs", "Angthar", "the Fighters", "Boss", None, "Village")] == [
         "Orcs win", "Angthar wins", "the Fighters win", "Boss wins", "nobody wins", "Village wins",
     ]  # fmt: skip
+    assert winner_text("Lucas", ["Lucas"]) == "Lucas wins"  # a side named after its one creature
 
 
 def at_80_columns(draw: object) -> str:

@@ -227,7 +227,12 @@ class Fight:
         )  # fmt: skip
         if found is None:
             return []
-        text = f"round limit {state.round} reached" if found.reason == turns.ROUND_LIMIT else found.text
+        members = [c.name for c in self.setup.combatants if c.side == found.winner]  # "Lucas wins"
+        text = (
+            f"round limit {state.round} reached"
+            if found.reason == turns.ROUND_LIMIT
+            else turns.winner_text(found.winner, members)
+        )
         return self.push(
             [
                 event(

@@ -82,10 +82,11 @@ class FightEnd:
         return winner_text(self.winner) if self.reason != ROUND_LIMIT else ROUND_LIMIT
 
 
-def winner_text(winner: str | None) -> str:
-    """ "Orcs win", "Angthar wins", "nobody wins": the verb agrees with the side's name (issue 15)."""
+def winner_text(winner: str | None, members: Sequence[str] = ()) -> str:
+    """ "Orcs win", "Angthar wins", "nobody wins": the verb agrees with the side's name (issue 15).
+    A side named after one of its `members` (a side "Lucas" holding Lucas) is that one creature."""
     name = winner or "nobody"
-    return f"{name} {'win' if is_plural_name(name) else 'wins'}"
+    return f"{name} {'win' if name not in members and is_plural_name(name) else 'wins'}"
 
 
 def is_plural_name(name: str) -> bool:

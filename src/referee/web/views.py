@@ -221,7 +221,7 @@ def referee_view(
         "redo": row.redo_groups,
         "ruleset": fight.setup.ruleset.name,
         "armour_class": fight.setup.ruleset.armour_class.value,  # the convention of every AC shown (DAC-AC-1)
-        "verdict": winner_text(state.winner) if state.winner else None,  # "Orcs win" (issue 15)
+        "verdict": _verdict(fight, state.winner),
         "needs": fight.needs(),
         "round": state.round,
         "phase": state.phase,
@@ -318,3 +318,10 @@ def seen_current(state: FightState, current: str | None, shown: set[str]) -> str
         if name in shown and name not in state.acted and c.is_active():
             return name
     return None
+
+
+def _verdict(fight: Fight, winner: str | None) -> str | None:
+    """ "Orcs win", "Lucas wins" (issue 15): the verb agrees with the winning side's name."""
+    if winner is None:
+        return None
+    return winner_text(winner, [c.name for c in fight.setup.combatants if c.side == winner])
