@@ -262,10 +262,10 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
     )
 
 
-def _in_file_order(line: str) -> list[int | str]:
+def _in_file_order(line: str) -> list[tuple[int, int, str]]:
     """Sort key: a problem's place with its numbers as numbers (`sides.2` before `sides.10`)."""
     place = line.split(": ")[1] if line.count(": ") > 1 else ""
-    return [int(p) if p.isdigit() else p for p in place.split(".")]
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in place.split(".")]
 
 
 def _resolution_problems(fields: Any, where: str) -> list[str]:

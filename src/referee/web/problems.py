@@ -90,11 +90,14 @@ def wants_json(request: Request) -> bool:
 
 
 def respond(request: Request, status: int, message: str, extra: dict[str, Any] | None = None) -> Response:
-    if wants_json(request):
-        return JSONResponse({"error": message, "status": status, **(extra or {})}, status_code=status)
+    lines = message.splitlines() or [message]
+    if wants_json(request):  # `error` stays one line; several problems are also listed one by one
+        several = {"problems": lines} if len(lines) > 1 else {}
+        body = {"error": "; ".join(lines), "status": status, **several, **(extra or {})}
+        return JSONResponse(body, status_code=status)
     page = (
         "<!doctype html><meta charset=utf-8><link rel=stylesheet href=/static/style.css>"
-        f"<title>error {status}</title><main><h1>error {status}</h1><p class=error>{_escape(message).replace(chr(10), '<br>')}</p>"
+        f"<title>error {status}</title><main><h1>error {status}</h1><p class=error>{'<br>'.join(map(_escape, lines))}</p>"
         "<p><a href=/>back to the encounters</a></p></main>"
     )
     return HTMLResponse(page, status_code=status)
