@@ -132,7 +132,10 @@ def validation_problems(exc: ValidationError) -> list[str]:
     dropped when another member's error lies beneath the same place."""
     best: dict[str, tuple[int, str]] = {}
     order: list[str] = []
-    for err in exc.errors():
+    errors = exc.errors()
+    for err in errors:
+        if _other_member_meant(err["loc"], err["type"], [e["loc"] for e in errors]):
+            continue
         kept = _user_location(err["loc"])
         # a key from the file may hold a line break or a control character: quote it to keep one line
         loc = ".".join(str(p) if str(p).isprintable() else repr(p) for p in kept)
@@ -147,6 +150,17 @@ def validation_problems(exc: ValidationError) -> list[str]:
     # `armour: {name: x, bad: 1}` fails as a string at `armour` and as a mapping at `armour.bad`
     shown = [loc for loc in order if not any(o != loc and o.startswith(loc + ".") for o in order)] or order
     return [f"{loc + ': ' if loc else ''}{best[loc][1]}" for loc in shown]
+
+
+def _other_member_meant(loc: tuple[Any, ...], kind: str, locs: list[tuple[Any, ...]]) -> bool:
+    """A union member's type mismatch (`armour.str: Input should be a valid string`) beside another
+    member's error under the same field (`armour.ArmourSpec.name`): the user meant the other member."""
+    if not loc or not kind.endswith("_type") or not isinstance(loc[-1], str):
+        return False
+    if not _is_type_tag(loc[-1], None):
+        return False
+    field = loc[:-1]
+    return any(len(o) > len(field) + 1 and o[: len(field)] == field for o in locs)  # deeper than a tag
 
 
 def _field_hint(key: str) -> str:
@@ -265,7 +279,7 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
 def _in_file_order(line: str) -> list[tuple[int, int, str]]:
     """Sort key: a problem's place with its numbers as numbers (`sides.2` before `sides.10`)."""
     place = line.split(": ")[1] if line.count(": ") > 1 else ""
-    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in place.split(".")]
+    return [(0, int(p), "") if p.isdecimal() else (1, 0, p) for p in place.split(".")]
 
 
 def _resolution_problems(fields: Any, where: str) -> list[str]:

@@ -52,7 +52,6 @@ VECTORISED_CASES = {
     ("duel.yaml", "odd"), ("duel.yaml", "mod"), ("duel.yaml", "mf"), ("duel.yaml", "dac"),
     ("fog_and_cover.yaml", "odd"), ("fog_and_cover.yaml", "mod"), ("fog_and_cover.yaml", "mf"),
     ("fog_and_cover.yaml", "dac"),
-    ("preset_hr.yaml", "odd"), ("preset_hr.yaml", "mf"),  # a sentry asleep all fight (starting condition)
     ("house_rules_duel.yaml", "odd"), ("house_rules_duel.yaml", "mod"), ("house_rules_duel.yaml", "mf"),
     ("lucas_and_krieger.yaml", "odd"), ("lucas_and_krieger.yaml", "mod"), ("lucas_and_krieger.yaml", "mf"),
     ("skirmish.yaml", "odd"), ("skirmish.yaml", "mod"), ("skirmish.yaml", "mf"),

@@ -58,7 +58,7 @@ def _line_of(node: yaml.Node | None, path: list[str]) -> int | None:
                 if isinstance(key, yaml.ScalarNode) and key.value == part:
                     child, line = value, key.start_mark.line + 1
                     break
-        elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
+        elif isinstance(node, yaml.SequenceNode) and part.isdecimal() and int(part) < len(node.value):
             child = node.value[int(part)]
             line = child.start_mark.line + 1
         if child is None:
