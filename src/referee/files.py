@@ -177,6 +177,8 @@ def _field_hint(key: str) -> str:
         pending.extend(cls.__subclasses__())
         for name, info in cls.model_fields.items():
             fields.add(info.alias or name)
+    if key in fields:  # a field of another part of the file, not of this one
+        return " here (that field belongs to another part of the file; see docs/encounter-file.md)"
     return did_you_mean(key, fields)
 
 
