@@ -124,7 +124,10 @@ def test_a_bad_ruling_in_the_file_names_its_place() -> None:
     message = str(info.value)
     assert message.startswith("test encounter: rulings.rope.modifiers.0: ")
     assert "a -10 modifier is difficult, not easy (ODD-SIT-2)" in message
-    with pytest.raises(EncounterFileError, match=r"rulings\.rope\.distance: unknown field 'distance' here \(that field belongs to another part"):
+    with pytest.raises(
+        EncounterFileError,
+        match=r"rulings\.rope\.distance: unknown field 'distance' here \(that field belongs to another part",
+    ):
         make_setup(rulings_data(rope={"distance": 10}))
     with pytest.raises(EncounterFileError, match=r"rulings\.rope\.cover: .*cover 'some'"):
         make_setup(rulings_data(rope={"cover": "some"}))
