@@ -367,7 +367,8 @@ def resolve_weapon(item: str | WeaponSpec, where: str) -> Weapon:
     base, bonus = _catalog_entry(given.name, catalog.weapon)
     if base is None and given.damage is None:
         hint = did_you_mean(given.name, catalog.names(catalog.weapons()))
-        advice = f"; give its damage (e.g. {{name: {given.name}, damage: 1d6}}) or use a catalog weapon"
+        shown = given.name if given.name.isprintable() else "NAME"  # keep the message on one line
+        advice = f"; give its damage (e.g. {{name: {shown}, damage: 1d6}}) or use a catalog weapon"
         raise EncounterFileError(
             f"{where}: unknown weapon {given.name!r}{hint or advice + ' (`referee catalog`)'}"
         )

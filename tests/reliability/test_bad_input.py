@@ -209,6 +209,7 @@ def setup_or_refuse(data: Any) -> None:
 @example(path=("options",), value={"critical_hits": ["a"]})
 @example(path=("options",), value={"nonsense": "on"})
 @example(path=("ruleset",), value="no/such/file.yaml")
+@example(path=("sides", 0, "combatants", 0, "weapons", 0), value="a\rb")  # the advice repeats the name
 def test_wrong_values_anywhere_give_one_line_file_errors(path: tuple[Any, ...], value: Any) -> None:
     setup_or_refuse(put(copy.deepcopy(BASE), path, value))
 
