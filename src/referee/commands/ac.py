@@ -32,7 +32,6 @@ _ATTACKS: dict[str, tuple[str, frozenset[str]]] = {  # kind → (attack form, si
 
 def armour_classes_in(setup: Setup, name: str) -> FourACs:
     """The four ACs of `name` at the start of the encounter, through the attack path itself."""
-    import referee.rules.enabled  # noqa: F401  (kept: every rule is listed in rules.registry)
     from referee.engine.state import FightState
     from referee.rules.armour_class import ArmourClass, armour_class
     from referee.rules.context import AttackContext, AttackForm, Situation

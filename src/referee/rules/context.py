@@ -128,9 +128,6 @@ class AttackContext:
     def descending(self) -> bool:
         return self.ruleset.armour_class is ArmourClass.DESCENDING
 
-    def option(self, name: str) -> str:
-        return self.ruleset[name]
-
 
 @dataclass(frozen=True)
 class DefenceLoss:

@@ -19,7 +19,6 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-import referee.rules.enabled  # noqa: F401  (registers every rule)
 from referee import chance
 from referee.dice import DiceSource
 from referee.engine import fight as fight_module
