@@ -86,3 +86,16 @@ def test_visibility_follows_reveal_and_hide() -> None:
     assert visibility(fight.events) == {"Goblin 1": False}
     take(fight, {"kind": "hide", "target": "Goblin 1"})
     assert visibility(fight.events) == {"Goblin 1": True}
+
+
+def test_a_blow_that_kills_ends_the_conditions() -> None:
+    # rule: GAP-COND-DEATH (nothing is stunned or prone once dead), ODD-HP-1 (monsters die at 0)
+    fight = begun()
+    take(fight, {"kind": "apply_condition", "actor": "Goblin 1", "condition": "stunned", "rounds": 3})
+    take(fight, {"kind": "attack", "actor": "Angthar", "target": "Goblin 1"}, [20, 8, 8])
+    assert fight.state["Goblin 1"].status == "dead"
+    assert fight.state["Goblin 1"].conditions == {}
+    for name in ("Goblin 2",):
+        take(fight, {"kind": "wait", "actor": name})
+    ended = fight.take("end_round", ScriptedDice([]))
+    assert not [e for e in ended if e.type is EventType.CONDITION and e.target == "Goblin 1"]

@@ -261,7 +261,10 @@ def _heal(state: FightState, e: Event) -> None:
 
 def _defeat(state: FightState, e: Event) -> None:
     assert e.target is not None
-    state.combatants[e.target].status = str(e.data["status"])
+    c = state.combatants[e.target]
+    c.status = str(e.data["status"])
+    if c.status == DEAD:  # a dead combatant's conditions end with it (assumption GAP-COND-DEATH, docs/rules.md)
+        c.conditions.clear()
     if e.data.get("left"):  # fled, surrendered, removed (engine/table_actions.py): gone, not down
         return
     if e.target not in state.acted and state.slot_of(e.target) == state.current_slot:
