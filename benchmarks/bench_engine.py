@@ -13,6 +13,11 @@ median fights/s the command reports, the median whole-process fights/s (N / the 
 start-up included), the median fights per CPU-second of the process (user + system, which waiting for a
 busy machine does not inflate), and the ratios now / round 1. Both versions must agree on the winners'
 counts for the same seed (the same dice give the same fights).
+
+"now" plays a batch of fights in two processes where the machine has two cores (the event-engine path
+splits each batch's seeds with a helper process, src/referee/sim/engine_path.py); "now, one process"
+(``REFEREE_ENGINE_PROCESSES=1``) is the same code in one process, so the table shows which part of the
+gain is the helper's and which is each fight's own speed (as `--in-process` does, in CPU time).
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ README = HERE / "README.md"
 MARK = "<!-- bench_engine.py appends its rows above this line -->"
 HEADER = (
     "| recorded | cores, load before–after | encounter | fights | runs | round 1: reported / whole process / CPU "
-    "| now: reported / whole process / CPU | now / round 1 (reported; CPU) | same wins |\n"
-    "|---|---|---|---|---|---|---|---|---|"
+    "| now: reported / whole process / CPU | now / round 1 (reported; CPU) | now, one process: reported "
+    "(/ round 1) | same wins |\n"
+    "|---|---|---|---|---|---|---|---|---|---|"
 )
+ONE = "now, one process"
 CASES = {
     "duel.yaml": (HERE.parent / "examples" / "duel.yaml", 2000),
     "melee_3v4.yaml": (HERE / "data" / "melee_3v4.yaml", 300),
@@ -61,7 +68,8 @@ def run_once(path: Path, fights: int, env: dict[str, str]) -> tuple[float, float
 
 
 def measure(runs: int, scale: float) -> list[dict[str, object]]:
-    versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC)}
+    one_process = {**python_env(NOW_SRC), "REFEREE_ENGINE_PROCESSES": "1"}
+    versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC), ONE: one_process}
     samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
     wins: dict[tuple[str, str], str] = {}
     for case, (path, fights) in CASES.items():
@@ -82,7 +90,8 @@ def measure(runs: int, scale: float) -> list[dict[str, object]]:
                 "fights": max(1, int(fights * scale)),
                 "round1": medians["round 1"],
                 "now": medians["now"],
-                "same": wins[case, "round 1"] == wins[case, "now"],
+                "one": medians[ONE],
+                "same": wins[case, "round 1"] == wins[case, "now"] == wins[case, ONE],
             }
         )
     return rows
@@ -104,8 +113,10 @@ print(n / (time.process_time() - start))
 
 
 def in_process(fights: int = 400, repeats: int = 2) -> list[str]:
-    """Fights per CPU-second inside one process (start-up excluded), round 1 and now alternated."""
-    versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC)}
+    """Fights per CPU-second inside one process (start-up excluded), round 1, now and now with the engine's
+    caches off (``REFEREE_ENGINE_CACHES=off``) alternated."""
+    off = {**python_env(NOW_SRC), "REFEREE_ENGINE_CACHES": "off"}
+    versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC), "caches off": off}
     lines = []
     for case, (path, _) in CASES.items():
         found: dict[str, list[float]] = {v: [] for v in versions}
@@ -117,20 +128,25 @@ def in_process(fights: int = 400, repeats: int = 2) -> list[str]:
                 )  # fmt: skip
                 found[version].append(float(done.stdout))
         r1, now = statistics.median(found["round 1"]), statistics.median(found["now"])
-        lines.append(f"  {case}: round 1 {r1:.0f}, now {now:.0f} fights per CPU-second: {now / r1:.1f}x")
+        off_now = statistics.median(found["caches off"])
+        lines.append(
+            f"  {case}: round 1 {r1:.0f}, now {now:.0f} (caches off {off_now:.0f}) fights per CPU-second: "
+            f"{now / r1:.1f}x"
+        )
     return lines
 
 
 def table_row(stamp: str, load: str, row: dict[str, object], runs: int) -> str:
-    r1, now = row["round1"], row["now"]
-    assert isinstance(r1, tuple) and isinstance(now, tuple)
+    r1, now, one = row["round1"], row["now"], row["one"]
+    assert isinstance(r1, tuple) and isinstance(now, tuple) and isinstance(one, tuple)
 
     def cell(m: tuple[float, ...]) -> str:
         return f"{m[0]:.0f} / {m[1]:.0f} / {m[2]:.0f} fights/s"
 
     return (
         f"| {stamp} | {load} | `{row['case']}` | {row['fights']} | {runs} | {cell(r1)} | {cell(now)} "
-        f"| **{now[0] / r1[0]:.1f}×** (CPU {now[2] / r1[2]:.1f}×) | {'yes' if row['same'] else 'NO'} |"
+        f"| **{now[0] / r1[0]:.1f}×** (CPU {now[2] / r1[2]:.1f}×) | {one[0]:.0f} fights/s ({one[0] / r1[0]:.1f}×) "
+        f"| {'yes' if row['same'] else 'NO'} |"
     )
 
 

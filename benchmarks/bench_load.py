@@ -2,14 +2,25 @@
 
     .venv/bin/python benchmarks/bench_load.py                      # 32 clients, 8 encounters, 15 s
     .venv/bin/python benchmarks/bench_load.py --clients 64 --encounters 4 --seconds 30
+    .venv/bin/python benchmarks/bench_load.py --clients 8 --encounters 8 --seconds 10 --against HEAD --rounds 3
+    .venv/bin/python benchmarks/bench_load.py --in-process 500 --against HEAD --rounds 3
 
 It starts `referee serve` on a fresh SQLite file, creates the encounters, and lets every client play its
 encounter step by step (begin, rounds, attacks, round ends) as fast as it can for the given time. Clients
 on the same encounter race: each step names the version it was made on, and the loser of a race gets
 409 and retries from the new version. At the end it checks, for every encounter, that the acknowledged
 steps tile its stored log exactly (no event lost, none duplicated), that the log has no gap and replays,
-and that no request got a 5xx. It prints throughput and latency percentiles (results are recorded in
-benchmarks/README.md) and exits 1 if a check failed.
+and that no request got a 5xx. It prints throughput, latency percentiles and the CPU time the server and
+the clients spent per request (results are recorded in benchmarks/README.md) and exits 1 if a check failed.
+
+`--against REF` measures an older tracker in the same run: a copy of today's `src/` whose `referee/web/`
+(and `commands/serve.py`) are those of the git commit REF (`git archive`, nothing in the work tree changes),
+run through `PYTHONPATH`, taking turns with today's code `--rounds` times, so that a shared machine's load
+falls on both alike; it ends with one table row per run.
+
+`--in-process N` measures the tracker's own time per step instead: no server, no sockets, no clients, the
+ASGI app called directly in a fresh process for 100 warm-up steps then N timed ones, each step's wall time
+(the route, the fold, the write and its fsync, the answer's JSON) and the process's CPU time per step.
 """
 
 from __future__ import annotations
@@ -18,6 +29,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -35,6 +47,9 @@ import httpx
 from referee.web.store import Store
 
 REFEREE = Path(sys.executable).parent / "referee"
+REPO = Path(__file__).resolve().parents[1]
+# what `--against` takes from the older commit: the tracker itself and the command that serves it
+TRACKER_PATHS = ("src/referee/web", "src/referee/commands/serve.py")
 ENCOUNTER: dict[str, Any] = {
     "name": "load",
     "max_rounds": 1000,
@@ -62,11 +77,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
+def start_server(db: Path, port: int, src: Path | None = None) -> subprocess.Popen[bytes]:
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [env.get("PYTHONPATH")])])
     process = subprocess.Popen(
         [str(REFEREE), "serve", "--db", str(db), "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=env,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -149,12 +168,47 @@ def check_logs(db: Path, tally: Tally, eids: list[str]) -> list[str]:
     return problems
 
 
+def process_cpu(pid: int) -> float | None:
+    """User + system CPU seconds of a process so far (Linux's /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def old_tracker(ref: str, folder: Path) -> Path:
+    """A copy of today's src/ with the tracker of commit `ref` (read with `git archive`; the work tree and
+    the index are not touched). Returns the copy's src folder, for PYTHONPATH."""
+    src = folder / "src"
+    shutil.copytree(REPO / "src", src, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.rmtree(src / "referee" / "web")
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", ref, *TRACKER_PATHS], capture_output=True, check=False
+    )
+    if archive.returncode != 0:
+        raise SystemExit(f"--against {ref}: {archive.stderr.decode().strip()}")
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    pyproject = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{ref}:pyproject.toml"], capture_output=True, text=True, check=True
+    ).stdout
+    if "uvicorn[standard]" not in pyproject:  # installed then without uvicorn's C parser and event loop
+        for module in ("uvloop", "httptools"):
+            (src / module).mkdir()
+            (src / module / "__init__.py").write_text(
+                f"raise ImportError('{module}: not installed at {ref}')\n"
+            )
+    return src
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else 0.0
 
 
-async def run(clients: int, encounters: int, seconds: float, db: Path, port: int) -> int:
+async def run(
+    clients: int, encounters: int, seconds: float, db: Path, port: int, server: int
+) -> dict[str, Any]:
     base = f"http://127.0.0.1:{port}"
     auth = {"Authorization": f"Bearer {Store(db).admin_token()}"}
     async with httpx.AsyncClient(base_url=base, headers=auth, timeout=60) as setup:
@@ -164,19 +218,22 @@ async def run(clients: int, encounters: int, seconds: float, db: Path, port: int
             created.raise_for_status()
             eids.append(created.json()["id"])
     tally = Tally()
+    server_before, client_before = process_cpu(server), time.process_time()
     started = time.monotonic()
     until = started + seconds
     await asyncio.gather(
         *(client_loop(base, auth, eids[i % encounters], until, tally, i + 1) for i in range(clients))
     )
     elapsed = time.monotonic() - started
+    server_after, client_after = process_cpu(server), time.process_time()
     problems = check_logs(db, tally, eids)
     five_xx = sum(n for status, n in tally.statuses.items() if status >= 500)
     if five_xx:
         problems.append(f"{five_xx} responses were 5xx")
     steps = sum(len(v) for v in tally.acknowledged.values())
     ms = [1000 * s for s in tally.latencies]
-    report = {
+    served = None if server_before is None or server_after is None else server_after - server_before
+    report: dict[str, Any] = {
         "clients": clients,
         "encounters": encounters,
         "clients_per_encounter": clients / encounters,
@@ -193,31 +250,178 @@ async def run(clients: int, encounters: int, seconds: float, db: Path, port: int
             "max": round(max(ms, default=0.0), 1),
             "mean": round(statistics.fmean(ms), 1) if ms else 0.0,
         },
+        # CPU time per request (what waiting for a busy machine does not inflate): the server process's,
+        # and the benchmark's own clients' (one process, asyncio)
+        "cpu_ms_per_request": {
+            "server": round(1000 * served / len(ms), 2) if served is not None and ms else None,
+            "clients": round(1000 * (client_after - client_before) / len(ms), 2) if ms else None,
+        },
         "problems": problems,
     }
-    print(json.dumps(report, indent=2))
-    return 1 if problems else 0
+    return report
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, default=32)
-    parser.add_argument("--encounters", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=15.0)
-    args = parser.parse_args()
-    if not (1 <= args.encounters <= args.clients <= 1000 and 0 < args.seconds <= 600):
-        raise SystemExit("need 1 <= encounters <= clients <= 1000 and 0 < seconds <= 600")
+def one_run(args: argparse.Namespace, src: Path | None) -> dict[str, Any]:
+    """One benchmark on a fresh database and server (`src`: the older tracker's copy, or None for today's)."""
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "load.sqlite3"
         Store(db)
         port = free_port()
-        server = start_server(db, port)
+        server = start_server(db, port, src)
         try:
-            code = asyncio.run(run(args.clients, args.encounters, args.seconds, db, port))
+            load = os.getloadavg()
+            started = time.strftime("%H:%M:%S", time.gmtime())
+            report = asyncio.run(run(args.clients, args.encounters, args.seconds, db, port, server.pid))
         finally:
             os.kill(server.pid, signal.SIGTERM)
             server.wait(30)
-    raise SystemExit(code)
+    return {"started": started, "load": [round(x, 2) for x in load], **report}
+
+
+def table_row(tracker: str, r: dict[str, Any]) -> str:
+    lat, cpu = r["latency_ms"], r["cpu_ms_per_request"]
+    load = ", ".join(f"{x:.2f}" for x in r["load"])
+    cells = [
+        tracker, r["started"], load, r["requests_per_second"], r["statuses"].get(200, 0),
+        *(f"{lat[k]} ms" for k in ("p50", "p90", "p99", "max")),
+        f"{cpu['server']} ms" if cpu["server"] is not None else "-",
+        f"{cpu['clients']} ms", "; ".join(r["problems"]) or "none",
+    ]  # fmt: skip
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+async def asgi_call(app: Any, method: str, path: str, token: str, body: Any = None) -> tuple[int, bytes]:
+    """One request straight into the ASGI app (what uvicorn would hand it), its status and body."""
+    raw = b"" if body is None else json.dumps(body).encode()
+    headers = [(b"host", b"127.0.0.1:8000"), (b"authorization", f"Bearer {token}".encode())]
+    if body is not None:
+        headers += [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+        "headers": headers, "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 50000),
+    }  # fmt: skip
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": raw, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return int(sent[0]["status"]), b"".join(m.get("body", b"") for m in sent[1:])
+
+
+async def steps_in_process(steps: int, warm: int) -> dict[str, Any]:
+    from referee.web.app import Settings, create_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        app = create_app(Settings(db=Path(folder) / "steps.sqlite3"))
+        token = app.state.store.admin_token()
+        status, raw = await asgi_call(app, "POST", "/api/encounters", token, {"data": ENCOUNTER})
+        eid = json.loads(raw)["id"]
+        state = json.loads((await asgi_call(app, "GET", f"/api/encounters/{eid}", token))[1])
+        walls: list[float] = []
+        cpu = 0.0
+        for seq in range(1, warm + steps + 1):
+            body = next_body(state, seq)
+            if body is None:
+                raise SystemExit("the fight ended: give fewer steps")
+            started, started_cpu = time.perf_counter(), time.process_time()
+            status, raw = await asgi_call(app, "POST", f"/api/encounters/{eid}/steps", token, body)
+            if seq > warm:
+                walls.append(1000 * (time.perf_counter() - started))
+                cpu += 1000 * (time.process_time() - started_cpu)
+            if status != 200:
+                raise SystemExit(f"step {seq}: {status} {raw[:200]!r}")
+            state = json.loads(raw)  # the client's part: not timed
+    return {
+        "steps": steps,
+        "events": state["version"],
+        "answer_bytes": len(raw),
+        "cpu_ms_per_step": round(cpu / steps, 2),
+        "wall_ms": {k: round(percentile(walls, p), 2) for k, p in (("p50", 50), ("p90", 90), ("p99", 99))},
+    }
+
+
+def in_process_run(steps: int, src: Path | None) -> dict[str, Any]:
+    """`steps_in_process` in a fresh process (`src`: the older tracker's copy on PYTHONPATH)."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [env.get("PYTHONPATH")])])
+    load = os.getloadavg()
+    started = time.strftime("%H:%M:%S", time.gmtime())
+    done = subprocess.run(
+        [sys.executable, __file__, STEP_WORKER, str(steps)], env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the in-process run failed: {done.stderr.strip()[-2000:]}")
+    return {"started": started, "load": [round(x, 2) for x in load], **json.loads(done.stdout)}
+
+
+def in_process_row(tracker: str, r: dict[str, Any]) -> str:
+    load = ", ".join(f"{x:.2f}" for x in r["load"])
+    wall = r["wall_ms"]
+    cells = [
+        tracker, r["started"], load, r["steps"], r["events"], r["answer_bytes"], f"{r['cpu_ms_per_step']} ms",
+        *(f"{wall[k]} ms" for k in ("p50", "p90", "p99")),
+    ]  # fmt: skip
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+STEP_WORKER = "--step-worker"
+WARM_STEPS = 100
+
+
+def main() -> None:
+    if sys.argv[1:2] == [STEP_WORKER]:
+        print(json.dumps(asyncio.run(steps_in_process(int(sys.argv[2]), WARM_STEPS))))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--encounters", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument(
+        "--against", metavar="REF", help="also measure the tracker of this git commit, taking turns"
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each tracker (default 1)")
+    parser.add_argument(
+        "--in-process", type=int, metavar="STEPS", help="time STEPS steps in process (no server, no clients)"
+    )
+    args = parser.parse_args()
+    if not (1 <= args.encounters <= args.clients <= 1000 and 0 < args.seconds <= 600):
+        raise SystemExit("need 1 <= encounters <= clients <= 1000 and 0 < seconds <= 600")
+    if not 1 <= args.rounds <= 50:
+        raise SystemExit("need 1 <= rounds <= 50")
+    if args.in_process is not None and not 1 <= args.in_process <= 5000:
+        raise SystemExit("need 1 <= --in-process <= 5000")
+    rows: list[str] = []
+    failed = False
+    with tempfile.TemporaryDirectory() as folder:
+        old = old_tracker(args.against, Path(folder)) if args.against else None
+        if args.in_process is not None:
+            for _ in range(args.rounds):
+                for name, src in ([(args.against, old)] if old is not None else []) + [("now", None)]:
+                    report = in_process_run(args.in_process, src)
+                    print(json.dumps({"tracker": name, **report}), flush=True)
+                    rows.append(in_process_row(str(name), report))
+            print("| tracker | started (UTC) | load (1, 5, 15 min) | steps | events at the end | answer bytes"
+                  " | CPU / step | wall p50 | wall p90 | wall p99 |")  # fmt: skip
+            print("|---" * 10 + "|")
+            print("\n".join(rows))
+            return
+        for _ in range(args.rounds):
+            for name, src in ([(args.against, old)] if old is not None else []) + [("now", None)]:
+                report = one_run(args, src)
+                print(json.dumps({"tracker": name, **report}, indent=2), flush=True)
+                rows.append(table_row(str(name), report))
+                failed = failed or bool(report["problems"])
+    print("| tracker | started (UTC) | load (1, 5, 15 min) | requests/s | 200 | p50 | p90 | p99 | max"
+          " | server CPU / request | clients' CPU / request | problems |")  # fmt: skip
+    print("|---" * 12 + "|")
+    print("\n".join(rows))
+    raise SystemExit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -108,3 +108,33 @@ def test_parse_script() -> None:
         parse_script("7,x")
     with pytest.raises(DiceError, match="1 or more"):
         parse_script("0")
+
+
+def test_random_dice_draw_what_randint_draws() -> None:
+    # the fast draw (1 + _randbelow) is randint(1, sides): seeds give the same fights as before
+    import random
+
+    for seed in range(20):
+        fast, plain = RandomDice(seed), random.Random(seed)
+        for sides in (1, 2, 3, 4, 6, 8, 10, 12, 20, 100, 1000) * 10:
+            assert fast.roll(sides, "") == plain.randint(1, sides)
+
+
+@pytest.mark.parametrize("text", ["1d8", "2d6+1d4-1", "3+1d6", "1d6+1d6+1d6+2", "7"])
+def test_a_plain_sum_rolls_the_dice_the_tree_walk_rolls(text: str) -> None:
+    from referee.dice import _evaluate
+
+    expr = parse_dice(text)
+    assert expr.plain is not None
+    for seed in range(30):
+        fast = roll(expr, RandomDice(seed), "damage")
+        tape = DiceTape(RandomDice(seed))
+        assert fast.total == _evaluate(expr.node, tape, "damage")
+        assert fast.dice == tape.take()
+
+
+def test_expressions_that_are_not_plain_sums_walk_the_tree() -> None:
+    for text in ("2d20kh1", "(1d6)*2", "1d8-1d4", "4d6kh3"):
+        assert parse_dice(text).plain is None
+    assert roll("(1d6)*2", ScriptedDice([5])).total == 10
+    assert roll("1d8-1d4", ScriptedDice([5, 3])).total == 2

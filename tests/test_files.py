@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from tests.conftest import EXAMPLES, angthar_data
 
 from referee.errors import EncounterFileError
@@ -102,3 +103,46 @@ def test_paired_conditions_cannot_start_the_fight() -> None:
     data["sides"][0]["combatants"][0]["conditions"] = ["garrotting"]
     with pytest.raises(EncounterFileError, match="needs a partner"):
         setup_from_data(data, "e.yaml")
+
+
+def test_an_inline_catalog_adds_weapons_and_its_problems_name_their_place() -> None:
+    # rule: ODD-ATK-2 (the own weapon's damage), ODD-AC-ARMOR (the own armour's bonus)
+    data = angthar_data()
+    data["catalog"] = {
+        "weapons": [{"name": "elven blade", "damage": "1d8"}],
+        "armor": [{"name": "mithral", "ac": 2}],
+    }
+    data["sides"][0]["combatants"][0].update(weapons=["elven blade"], armour="mithral")
+    setup = setup_from_data(data)
+    angthar = setup.combatant("Angthar")
+    assert angthar.weapons[0].damage == "1d8" and angthar.armour is not None and angthar.armour.ac_bonus == 8
+    assert setup.source["catalog"]["armour"] == [{"name": "mithral", "ac": 2}]  # the stored setup carries it
+    data["catalog"] = {"weapons": [{"name": "elven blade", "damage": "d"}, {"name": "whip"}]}
+    with pytest.raises(EncounterFileError) as caught:
+        setup_from_data(data, "e.yaml")
+    lines = str(caught.value).splitlines()
+    assert len(lines) == 2 and lines[0].startswith(
+        "e.yaml: catalog.weapons.0.damage: bad dice expression 'd'"
+    )
+    assert lines[1] == "e.yaml: catalog.weapons.1: weapon 'whip' gives no damage (e.g. damage: 1d8)"
+
+
+def test_a_ruleset_file_is_not_an_encounter() -> None:
+    with pytest.raises(EncounterFileError, match=r"house_rules.yaml: this is a ruleset file .*--ruleset"):
+        load_encounter(EXAMPLES / "house_rules.yaml")
+
+
+def test_a_command_lines_catalog_wins_over_the_encounters_and_the_setup_reads_again(tmp_path: Path) -> None:
+    # rule: ODD-ATK-2 (the weapon's damage is the winning entry's)
+    (tmp_path / "mine.yaml").write_text("weapons: [{name: elven blade, damage: 1d8}]\n")
+    (tmp_path / "theirs.yaml").write_text("weapons: [{name: Elven Blade, damage: 1d12}]\n")
+    path = write(tmp_path, "")
+    data = angthar_data()
+    data["catalog"] = "mine.yaml"
+    data["sides"][0]["combatants"][0]["weapons"] = ["elven blade"]
+    path.write_text(yaml.safe_dump(data))
+    assert load_encounter(path).combatant("Angthar").weapons[0].damage == "1d8"
+    setup = load_encounter(path, catalog=tmp_path / "theirs.yaml")
+    assert setup.combatant("Angthar").weapons[0].damage == "1d12"
+    again = setup_from_data(setup.to_dict(), "stored")  # no file named, none needed (the tracker's store)
+    assert again.combatant("Angthar").weapons[0].damage == "1d12"

@@ -455,7 +455,8 @@ def test_the_fight_model_refuses_attacks_that_impose_conditions(monkeypatch: pyt
     )
     setup = tiny_fight([("Ann", "A", 2, 10), ("Bob", "B", 2, 10)], max_rounds=3)
     with pytest.raises(odds.OddsError, match="more than damage"):
-        odds.fight_odds(setup)
+        odds.fight_odds(setup, walk=False)
+    assert odds.fight_odds(setup).path == "engine walk"  # small enough for the engine's own walk
 
 
 def test_the_fight_model_refuses_steered_choices(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -471,7 +472,7 @@ def test_the_fight_model_refuses_steered_choices(monkeypatch: pytest.MonkeyPatch
     )
     setup = tiny_fight([("Ann", "A", 2, 10), ("Bob", "B", 2, 10)], max_rounds=3)
     with pytest.raises(odds.OddsError, match="Bob is grappled"):
-        odds.fight_odds(setup)
+        odds.fight_odds(setup, walk=False)  # the chain's refusal (the engine walk: tests/odds/test_whole.py)
 
 
 def test_too_many_hit_dice_are_refused_not_truncated(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -186,7 +186,14 @@ def test_wilson_interval() -> None:
 @pytest.mark.skipif(sim.numba_play() is None, reason="numba is not installed")
 @pytest.mark.parametrize(
     ("example", "preset"),
-    [("skirmish.yaml", "mf"), ("angthar_and_the_goblins.yaml", "odd")],
+    [
+        ("skirmish.yaml", "mf"),
+        ("angthar_and_the_goblins.yaml", "odd"),
+        ("preset_mf.yaml", "mf"),  # the free round of surprise (ODD-SURP-4, MF-SURP-2)
+        ("preset_mf.yaml", "full"),  # surprise and armour damaged by criticals (HR-ARMDMG-1)
+        ("skirmish.yaml", "dac"),  # shield deflections spent in the round (DAC-DEFL-3)
+        ("pummel.yaml", "odd"),  # subdual damage (GAP-SUBDUAL) and a scripted first action
+    ],
 )
 def test_numba_and_numpy_kernels_agree(example: str, preset: str) -> None:
     # both kernels play the same compiled tables; large samples of each must agree closely

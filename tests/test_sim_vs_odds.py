@@ -1,5 +1,5 @@
 """The fast simulator against the exact fight odds, with power: every example and preset the fast path
-plays with at most odds.MAX_FIGHTERS combatants (tests/sim/cases.py lists them; the others fall back
+plays with at most cases.EXACT_COMBATANTS combatants (tests/sim/cases.py lists them; the others fall back
 to the event engine or are too big for the exact chain, so no case is generated for them).
 
 The exact side has no error, so FIGHTS simulated fights put a 2-point difference in a win rate at

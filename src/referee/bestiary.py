@@ -93,20 +93,26 @@ def monsters() -> dict[str, Monster]:
     return read_monsters(safe_data(text), "bestiary monsters.yaml")
 
 
-def read_monsters(entries: Any, where: str) -> dict[str, Monster]:
-    """Bestiary entries ({name, stat, size, creature_type, note}) by lower-case name."""
+def read_monsters(entries: Any, where: str, at: str = "monsters") -> dict[str, Monster]:
+    """Bestiary entries ({name, stat, size, creature_type, note}) by lower-case name; `at` is the
+    list's place in the file, for the problems (`mine.yaml: monsters.0.stat: ...`)."""
     if not isinstance(entries, list):
-        raise EncounterFileError(f"{where}: monsters must be a list of {{name, stat, ...}}")
+        raise EncounterFileError(f"{where}: {at}: expected a list of {{name, stat, ...}}")
     out: dict[str, Monster] = {}
+    problems: list[str] = []  # every bad entry at once (issue 15)
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict) or not {"name", "stat"} <= set(entry) or set(entry) - MONSTER_KEYS:
-            raise EncounterFileError(
-                f"{where}: monsters.{i}: a monster has name and stat (and size, creature_type, assumed, note)"
+            problems.append(
+                f"{where}: {at}.{i}: a monster has name and stat (and size, creature_type, assumed, note)"
             )
+            continue
         try:
-            out[_key(str(entry["name"]))] = Monster(block=parse_stat_block(str(entry["stat"])), **entry)
+            block = parse_stat_block(str(entry["stat"]))
+            out[_key(str(entry["name"]))] = Monster(block=block, **{**entry, "name": str(entry["name"])})
         except StatBlockError as exc:
-            raise EncounterFileError(f"{where}: monsters.{i} ({entry['name']}): {exc}") from None
+            problems.append(f"{where}: {at}.{i}.stat: {exc}")
+    if problems:
+        raise EncounterFileError("\n".join(problems))
     return out
 
 
@@ -126,20 +132,35 @@ def monster(name: str, own: Bestiary | None = None) -> Monster:
     return found
 
 
-def expand_shorthands(data: Any, where: str, descending: bool, own: Bestiary | None = None) -> Any:
+def expand_shorthands(
+    data: Any,
+    where: str,
+    descending: bool,
+    own: Bestiary | None = None,
+    failed: dict[str, str] | None = None,
+) -> Any:
     """Encounter data with every combatant's `monster:` and `stat_block:` spelled out as fields.
 
-    Anything not shaped like an encounter is returned unchanged, for validation to refuse."""
+    Anything not shaped like an encounter is returned unchanged, for validation to refuse. With `failed`,
+    a combatant whose shorthand cannot be read is kept as written and its problem noted there by its
+    place, so that the rest of the file is checked too (issue 15, every problem at once)."""
     if not isinstance(data, dict) or not isinstance(data.get("sides"), list):
         return data
     sides = []
     for s, side in enumerate(data["sides"]):
         if isinstance(side, dict) and isinstance(side.get("combatants"), list):
             side = dict(side)
-            side["combatants"] = [
-                expand_combatant(c, f"{where}: sides.{s}.combatants.{i}", descending, own)
-                for i, c in enumerate(side["combatants"])
-            ]
+            combatants = []
+            for i, c in enumerate(side["combatants"]):
+                place = f"{where}: sides.{s}.combatants.{i}"
+                try:
+                    combatants.append(expand_combatant(c, place, descending, own))
+                except EncounterFileError as exc:
+                    if failed is None:
+                        raise
+                    failed[place] = str(exc)
+                    combatants.append(c)
+            side["combatants"] = combatants
         sides.append(side)
     return {**data, "sides": sides}
 

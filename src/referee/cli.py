@@ -4,16 +4,20 @@ Every user-facing error is one line on stderr and exit status 2, never a traceba
 
 Starting is cheap (issue 12, "the command line answers at once"): this module imports neither typer
 nor rich. `referee --help` is printed from the command table (:mod:`referee.commands.top_help`);
-any other invocation runs the typer app (:mod:`referee.commands.app`), which imports only the module of
-the command asked for. ``app``, ``console`` and ``err_console`` are made on first use.
+`referee odds` with a plainly written command line is answered without typer
+(:mod:`referee.commands.odds_command_line`); any other invocation
+runs the typer app (:mod:`referee.commands.app`), which imports only the module of the command asked
+for. ``app``, ``console`` and ``err_console`` are made on first use.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False  # not typing's: importing typing is part of what this module avoids
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, NoReturn
 
     import typer
@@ -77,9 +81,80 @@ def main() -> None:
 
         sys.stdout.write(f"referee {__version__}\n")
         sys.exit(0)
+    if sys.argv[1:2] == ["odds"]:
+        answer_odds(sys.argv[2:])
     from referee.commands.app import run
 
     run()
+
+
+def answer_odds(args: list[str]) -> None:
+    """`referee odds ARGS` without typer when ARGS read plainly (:mod:`referee.commands.odds_text`).
+    Returns (for the app) when the command line wants the app's own reading: help, a typo, `--catalog`,
+    a bad number."""
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return  # click's shell completion is asked for by such a variable: the app's business
+    from referee.commands.odds_command_line import read_command_line
+
+    read = read_command_line(args)
+    if read is None:
+        return
+    from referee.commands.odds_text import answer_question
+
+    file, asked = read
+    as_the_app_does(lambda: answer_question(file, asked))
+
+
+def as_the_app_does(command: Callable[[], object]) -> NoReturn:
+    """Run `command` as :func:`referee.commands.app.run` runs a command through typer's main (the same
+    lines and exit statuses for what goes wrong), importing typer and the app only when something does."""
+    from referee.errors import RefereeError
+
+    try:
+        try:
+            command()
+        except KeyboardInterrupt:  # typer's main: Exit(130), quietly
+            sys.exit(130)
+        except EOFError:  # typer's main: a blank line, then Abort (the app: "interrupted")
+            sys.stderr.write("\n")
+            raise KeyboardInterrupt from None
+        except OSError as exc:
+            import errno
+
+            if exc.errno != errno.EPIPE:
+                raise
+            from typer._click.utils import PacifyFlushWrapper  # typer's main on a closed pipe
+
+            sys.stdout = PacifyFlushWrapper(sys.stdout)
+            sys.stderr = PacifyFlushWrapper(sys.stderr)
+            sys.exit(1)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit as a traceback
+    except RefereeError as exc:
+        from referee.commands.app import one_line
+
+        one_line(str(exc))
+        sys.exit(2)
+    except KeyboardInterrupt:
+        from referee.commands.app import err_console
+
+        err_console.print("interrupted")
+        sys.exit(130)
+    except OSError as exc:  # stdout to /dev/full: the output could not be written
+        from referee.commands.app import output_failed
+
+        output_failed(exc)
+    except MemoryError:
+        from referee.commands.app import one_line
+
+        one_line("out of memory; try a smaller encounter or fewer fights")
+        sys.exit(2)
+    except Exception as exc:
+        import typer
+
+        if isinstance(exc, typer.Exit):  # `fail`: its line is printed already
+            sys.exit(exc.exit_code)
+        raise
+    sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
@@ -62,9 +62,16 @@ class RandomDice:
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
         self._rng = random.Random(seed)
+        # randint(1, sides) is 1 + _randbelow(sides) (random.randrange): the same number, drawn without
+        # randint's argument checks (tests/test_dice.py checks the two agree)
+        below = getattr(self._rng, "_randbelow", None)
+        self._below: Callable[[int], int] | None = below if callable(below) else None
 
     def roll(self, sides: int, purpose: str) -> int:
-        return self._rng.randint(1, sides)
+        below = self._below
+        if below is None or sides < 1:
+            return self._rng.randint(1, sides)
+        return 1 + below(sides)
 
     def __repr__(self) -> str:
         return f"RandomDice({self.seed!r})"
@@ -163,10 +170,15 @@ class DiceGroup:
 
 @dataclass(frozen=True)
 class DiceExpr:
-    """A parsed, limit-checked dice expression. Rolled with :func:`roll`; odds come from `odds.py`."""
+    """A parsed, limit-checked dice expression. Rolled with :func:`roll`; odds come from `odds.py`.
+
+    `plain` is the expression as a sum of plain groups and a constant when it is one (`2d6+1d4-1`),
+    worked out once when parsed: :func:`roll` then rolls the groups straight from the source, the same
+    dice in the same order as walking the tree (left to right)."""
 
     text: str
     node: Any = field(repr=False, compare=False)
+    plain: tuple[tuple[tuple[int, int], ...], int] | None = field(default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         return self.text
@@ -226,7 +238,9 @@ def _parse_cached(text: str) -> DiceExpr:
     _bound(node, low=True)  # a literal division by zero fails here, not mid-fight
     if sum(g.count for g in _groups(node)) > LIMITS.max_dice:
         raise DiceError(f"dice expression {text!r} rolls more than {LIMITS.max_dice} dice")
-    return DiceExpr(text, node)
+    linear = _linear(node, 1)
+    plain = None if linear is None else (tuple((g.count, g.sides) for g in linear[0]), linear[1])
+    return DiceExpr(text, node, plain)
 
 
 _ALLOWED_BINOPS = {"+", "-", "*", "/"}
@@ -379,8 +393,16 @@ def _apply(op: str, a: int, b: int) -> int:
 def roll(expr: DiceExpr | str, source: DiceSource, purpose: str = "") -> RollResult:
     """Roll an expression through `source`, returning the total and every die rolled."""
     parsed = expr if isinstance(expr, DiceExpr) else parse_dice(expr)
+    purpose = purpose or parsed.text
+    plain = parsed.plain
+    if plain is not None:  # a plain sum: each group's dice in turn, as the tree walk would ask for them
+        draw = source.roll
+        rolled = [
+            DieRoll(sides, draw(sides, purpose), purpose) for count, sides in plain[0] for _ in range(count)
+        ]
+        return RollResult(sum(d.value for d in rolled) + plain[1], tuple(rolled))
     tape = DiceTape(source)
-    value = _evaluate(parsed.node, tape, purpose or parsed.text)
+    value = _evaluate(parsed.node, tape, purpose)
     return RollResult(value, tape.take())
 
 

@@ -30,5 +30,11 @@ class IllegalActionError(RefereeError, ValueError):
     """An action the rules do not allow now (unknown combatant, out of range, already acted...)."""
 
 
+def raised_afresh(error: IllegalActionError) -> IllegalActionError:
+    """A new error with the same message, to keep or to raise again: raising one kept instance over and
+    over would chain every raise's frames (and with them whole fights) onto its traceback."""
+    return type(error)(*error.args)
+
+
 class StoreError(RefereeError, RuntimeError):
     """The event store refused a change (stale version, unknown encounter)."""

@@ -11,13 +11,15 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from referee import catalog
-from referee.bestiary import Monster, ac_warnings, expand_shorthands, has_shorthands, read_monsters
+from referee.bestiary import ac_warnings, expand_shorthands, has_shorthands
+from referee.catalog import Catalog
+from referee.catalog.own import OwnCatalog, read_own_catalog_data
 from referee.checks import Modifier
 from referee.classes import class_named
 from referee.errors import EncounterFileError, OptionError
@@ -42,6 +44,7 @@ from referee.rules.context import Situation
 from referee.rules.options import ArmourClass
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options
 from referee.setup import Setup as Setup
+from referee.validation import describe_validation_error
 from referee.yaml_safe import check_flow_nesting, load_strict, read_regular_file
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -120,124 +123,56 @@ def check_expanded_size(data: Any, where: str) -> None:
         raise EncounterFileError(f"{where}: the data nests too deeply") from None
 
 
-def describe_validation_error(exc: ValidationError, where: str) -> str:
-    """Every problem, one line each with its place (issue 15, "every problem at once"):
-    `file: sides.1.combatants.0.hp: Input should be greater than or equal to 1`."""
-    return "\n".join(f"{where}: {line}" for line in validation_problems(exc))
-
-
-def validation_problems(exc: ValidationError) -> list[str]:
-    """`place: problem` per problem the user made. A union field reports one error per member; of
-    those at one place the deepest is the one the user meant, and a member's mere type mismatch is
-    dropped when another member's error lies beneath the same place."""
-    best: dict[str, tuple[int, str]] = {}
-    order: list[str] = []
-    errors = exc.errors()
-    for err in errors:
-        if _other_member_meant(err["loc"], err["type"], [e["loc"] for e in errors]):
-            continue
-        kept = _user_location(err["loc"])
-        # a key from the file may hold a line break or a control character: quote it to keep one line
-        loc = ".".join(str(p) if str(p).isprintable() else repr(p) for p in kept)
-        msg = " ".join(err["msg"].removeprefix("Value error, ").split())
-        if err["type"] == "extra_forbidden" and kept:
-            msg = f"unknown field {str(kept[-1])!r}{_field_hint(str(kept[-1]))}"
-        depth = len(err["loc"])
-        if loc not in best:
-            order.append(loc)
-        if loc not in best or depth > best[loc][0]:
-            best[loc] = (depth, msg)
-    # `armour: {name: x, bad: 1}` fails as a string at `armour` and as a mapping at `armour.bad`
-    shown = [loc for loc in order if not any(o != loc and o.startswith(loc + ".") for o in order)] or order
-    return [f"{loc + ': ' if loc else ''}{best[loc][1]}" for loc in shown]
-
-
-def _other_member_meant(loc: tuple[Any, ...], kind: str, locs: list[tuple[Any, ...]]) -> bool:
-    """A union member's type mismatch (`armour.str: Input should be a valid string`) beside another
-    member's error under the same field (`armour.ArmourSpec.name`): the user meant the other member."""
-    if not loc or not kind.endswith("_type") or not isinstance(loc[-1], str):
-        return False
-    if not _is_type_tag(loc[-1], None):
-        return False
-    field = loc[:-1]
-    return any(len(o) > len(field) + 1 and o[: len(field)] == field for o in locs)  # deeper than a tag
-
-
-def _field_hint(key: str) -> str:
-    """A synonym's or a near miss's "did you mean" for a field no part of the file format has."""
-    from referee import model
-    from referee.names import FIELD_SYNONYMS, did_you_mean
-
-    if key.lower() in FIELD_SYNONYMS:
-        return f"; did you mean {FIELD_SYNONYMS[key.lower()]!r}?"
-    fields: set[str] = set()
-    pending: list[type[BaseModel]] = [model.Spec]
-    while pending:
-        cls = pending.pop()
-        pending.extend(cls.__subclasses__())
-        for name, info in cls.model_fields.items():
-            fields.add(info.alias or name)
-    if key in fields:  # a field of another part of the file, not of this one
-        return " here (that field belongs to another part of the file; see docs/encounter-file.md)"
-    return did_you_mean(key, fields)
-
-
-_TYPE_TAGS = ("str", "int", "bool", "float")
-
-
-def _is_type_tag(part: object, after: object) -> bool:
-    """Pydantic puts the union member's type in an error's location; users never wrote that. A bare
-    type name is a tag only after a list index or another tag (`weapons.0.str`), not as a field name
-    (`abilities.str`)."""
-    text = str(part)
-    if not isinstance(part, str):
-        return False
-    if (text[:1].isupper() and "Spec" in text) or text.startswith(
-        ("function-", "list[", "dict[", "tuple[", "literal[")
-    ):
-        return True
-    return text in _TYPE_TAGS and (isinstance(after, int) or after is None)
-
-
-def _user_location(loc: tuple[object, ...]) -> list[object]:
-    kept: list[object] = []
-    previous: object = None
-    for part in loc:
-        if _is_type_tag(part, previous):
-            previous = None  # a tag may follow a tag (union inside a union)
-            continue
-        kept.append(part)
-        previous = part
-    return kept
-
-
 def is_preset_name(name: str) -> bool:
     return PRESET_ALIASES.get(name, name) in PRESETS
 
 
-def load_encounter(path: str | Path) -> Setup:
-    """Read an encounter file and resolve it into a :class:`Setup`."""
+def load_encounter(path: str | Path, catalog: str | Path | None = None) -> Setup:
+    """Read an encounter file and resolve it into a :class:`Setup`; `catalog` is a referee's own
+    catalog file (`--catalog FILE`) over the one the encounter names (issue 15)."""
     path = Path(path)
     data = read_yaml(path)
-    return setup_from_data(data, str(path), base_dir=path.parent)
+    own = read_own_catalog(Path(catalog)) if catalog is not None else None
+    return setup_from_data(data, str(path), base_dir=path.parent, catalog=own)
 
 
-def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None = None) -> Setup:
-    """Validate encounter data (as read from YAML or JSON) and resolve it against the catalog."""
+RULESET_KEYS = frozenset({"preset", "options", "name", "description"})
+
+
+def setup_from_data(
+    data: Any, where: str = "encounter", base_dir: Path | None = None, catalog: OwnCatalog | None = None
+) -> Setup:
+    """Validate encounter data (as read from YAML or JSON) and resolve it against the catalog (the
+    built-in one, the encounter's `catalog:` over it, then `catalog`)."""
     if not isinstance(data, dict):
         raise EncounterFileError(f"{where}: expected a mapping with `sides`, got {type(data).__name__}")
+    if "sides" not in data and set(data) & {"preset", "options"} and set(data) <= RULESET_KEYS:
+        raise EncounterFileError(
+            f"{where}: this is a ruleset file (preset and options), not an encounter: name it in an"
+            f" encounter as `ruleset: {Path(where).name}`, or pass it with `--ruleset {where}`"
+            f" (`referee balance`); `referee rules {where}` shows its options"
+        )
     check_expanded_size(data, where)  # data from a program (JSON API, library) may also be cyclic
     data = with_field_synonyms(data)  # `armor`, `hd` (docs/encounter-file.md, "Forgiving names")
+    own = _own_catalog(data, where, base_dir)
+    own = catalog if own is None else own.over(catalog)
+    if own is not None:  # the stored encounter carries the catalog, never the file's name (the tracker)
+        data = {k: v for k, v in data.items() if k != "catalog"}
+        data.update({"catalog": dict(own.content)} if own.content else {})
+    book = own.catalog() if own is not None else None
     fields = data
-    own = _own_bestiary(data, where, base_dir)
+    failed: dict[str, str] = {}  # the combatants whose `monster:` or `stat_block:` cannot be read
     if has_shorthands(data):  # `monster:` and `stat_block:` become fields, AC in the ruleset's convention
-        fields = expand_shorthands(data, where, _reads_descending(data, base_dir), own)
+        monsters = own.monsters if own is not None else None
+        fields = expand_shorthands(data, where, _reads_descending(data, base_dir), monsters, failed)
     try:
         spec = EncounterSpec.model_validate(fields)
     except ValidationError as exc:
         lines = describe_validation_error(exc, where).splitlines()
-        lines += _resolution_problems(fields, where)  # the combatants that validate, resolved too
-        raise EncounterFileError("\n".join(sorted(lines, key=_in_file_order))) from None
+        lines += _resolution_problems(fields, where, book)  # the combatants that validate, resolved too
+        _refuse(lines, failed)
+    if failed:
+        _refuse(_resolution_problems(fields, where, book), failed)
     if base_dir is None and not is_preset_name(spec.ruleset):
         # Data not read from a file (the web tracker's API, a program) names a preset, never a file:
         # nothing sent to a server may make it open a path (docs/errors.md, "Files").
@@ -255,7 +190,7 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
         for c, cspec in enumerate(side.combatants):
             place = f"{where}: sides.{s}.combatants.{c}"
             try:
-                combatants.extend(resolve_combatant(cspec, side.name, place))
+                combatants.extend(resolve_combatant(cspec, side.name, place, book))
             except EncounterFileError as exc:
                 problems.extend(str(exc).splitlines())
     if problems:
@@ -278,13 +213,20 @@ def setup_from_data(data: Any, where: str = "encounter", base_dir: Path | None =
     )
 
 
+def _refuse(lines: list[str], failed: dict[str, str]) -> NoReturn:
+    """Every problem of the file, in file order; a combatant whose shorthand failed shows only that."""
+    kept = [line for line in lines if not any(line.startswith((p + ".", p + ":")) for p in failed)]
+    kept += [line for problem in failed.values() for line in problem.splitlines()]
+    raise EncounterFileError("\n".join(sorted(dict.fromkeys(kept), key=_in_file_order)))
+
+
 def _in_file_order(line: str) -> list[tuple[int, int, str]]:
     """Sort key: a problem's place with its numbers as numbers (`sides.2` before `sides.10`)."""
     place = line.split(": ")[1] if line.count(": ") > 1 else ""
     return [(0, int(p), "") if p.isdecimal() else (1, 0, p) for p in place.split(".")]
 
 
-def _resolution_problems(fields: Any, where: str) -> list[str]:
+def _resolution_problems(fields: Any, where: str, book: Catalog | None) -> list[str]:
     """The catalog problems (unknown weapon, armour) of each combatant that validates on its own, so
     that a file's schema problems and its catalog problems are shown together (issue 15)."""
     problems: list[str] = []
@@ -292,35 +234,72 @@ def _resolution_problems(fields: Any, where: str) -> list[str]:
     for s, side in enumerate(sides if isinstance(sides, list) else []):
         members = side.get("combatants") if isinstance(side, dict) else None
         for c, item in enumerate(members if isinstance(members, list) else []):
+            place = f"{where}: sides.{s}.combatants.{c}"
             try:
                 cspec = CombatantSpec.model_validate(item)
-                resolve_combatant(cspec, str(side.get("name", "")), f"{where}: sides.{s}.combatants.{c}")
-            except ValidationError:
-                continue  # already named by the whole file's validation
+                resolve_combatant(cspec, str(side.get("name", "")), place, book)
+            except ValidationError:  # named by the whole file's validation; its items looked up still
+                problems += _item_problems(item, place, book or catalog.built_in())
             except EncounterFileError as exc:
                 problems.extend(str(exc).splitlines())
     return problems
 
 
-def _own_bestiary(data: dict[str, Any], where: str, base_dir: Path | None) -> dict[str, Monster] | None:
-    """The monsters of the file's `catalog:` (issue 15), which add to and override the built-in ones."""
+def _item_problems(item: Any, place: str, book: Catalog) -> list[str]:
+    """The unknown weapons, armour and shields of a combatant that does not validate (`armr: chain`
+    beside `weapons: [long swrod]`): each item that validates on its own, looked up (issue 15)."""
+    if not isinstance(item, dict):
+        return []
+    # field → (is a list, how it is looked up, its model)
+    kinds: dict[str, tuple[bool, Any, type[BaseModel]]] = {
+        "weapons": (True, resolve_weapon, WeaponSpec),
+        "armour_layers": (True, _resolve_armour, ArmourSpec),
+        "armour": (False, _resolve_armour, ArmourSpec),
+        "shield": (False, _resolve_shield, ShieldSpec),
+        "off_hand_shield": (False, _resolve_shield, ShieldSpec),
+    }
+    problems: list[str] = []
+    for key, (listed, look_up, model) in kinds.items():
+        value = item.get(key)
+        values = list(enumerate(value)) if listed and isinstance(value, list) else [(None, value)]
+        for i, one in values:
+            if one is None or (i is None and listed):
+                continue
+            with _noted(problems):
+                try:
+                    given = one if isinstance(one, str) else model.model_validate(one)
+                except ValidationError:
+                    continue  # its own fields are named by the whole file's validation
+                look_up(given, f"{place}.{key}" + ("" if i is None else f".{i}"), book)
+    return problems
+
+
+def _own_catalog(data: dict[str, Any], where: str, base_dir: Path | None) -> OwnCatalog | None:
+    """The file's `catalog:` (issue 15): a catalog file's name (relative to the encounter file), or the
+    catalog itself as a mapping (what a stored or pasted encounter carries)."""
     name = data.get("catalog")
     if name is None:
         return None
+    if isinstance(name, dict):
+        return read_own_catalog_data(name, where, "catalog.")
+    if not isinstance(name, str) or not name.strip():
+        raise EncounterFileError(f"{where}: catalog: expected a catalog file's name or a catalog mapping")
     if base_dir is None:  # nothing sent to a server may make it open a path (docs/errors.md, "Files")
         raise EncounterFileError(
-            f"{where}: catalog {name!r}: encounter data not read from a file names no file"
+            f"{where}: catalog {name!r}: encounter data not read from a file names no file; write the"
+            " catalog itself there (catalog: {weapons: [...], monsters: [...]})"
         )
-    path = Path(str(name))
+    path = Path(name)
     return read_own_catalog(path if path.is_absolute() else base_dir / path)
 
 
-def read_own_catalog(path: Path) -> dict[str, Monster]:
-    """A referee's own catalog file: `monsters:`, a list of bestiary entries ({name, stat, ...})."""
-    content = read_yaml(path)
-    if not isinstance(content, dict) or set(content) - {"monsters"}:
-        raise EncounterFileError(f"{path}: a catalog file has `monsters:` (a list of {{name, stat, ...}})")
-    return read_monsters(content.get("monsters") or [], str(path))
+def read_own_catalog(path: Path) -> OwnCatalog:
+    """A referee's own catalog file: `monsters:`, `weapons:`, `armour:`, `shields:` (referee.catalog.own)."""
+    try:
+        content = read_yaml(path)
+    except OSError as exc:
+        raise EncounterFileError(f"{path}: cannot read the catalog: {exc.strerror or exc}") from None
+    return read_own_catalog_data(content, str(path))
 
 
 def _reads_descending(data: dict[str, Any], base_dir: Path | None) -> bool:
@@ -360,13 +339,14 @@ def _catalog_entry(name: str, look_up: Callable[[str], _M | None]) -> tuple[_M |
     return base, None
 
 
-def resolve_weapon(item: str | WeaponSpec, where: str) -> Weapon:
+def resolve_weapon(item: str | WeaponSpec, where: str, book: Catalog | None = None) -> Weapon:
     """Merge a weapon given by name or by fields with the catalog entry of the same name; a name ending
     in `+1` is the catalog weapon with +1 to hit and to damage (a magic weapon, ODD-MELEE-3)."""
     given = _validated(WeaponSpec, {"name": item}, where) if isinstance(item, str) else item
-    base, bonus = _catalog_entry(given.name, catalog.weapon)
+    book = book or catalog.built_in()
+    base, bonus = _catalog_entry(given.name, book.weapon)
     if base is None and given.damage is None:
-        hint = did_you_mean(given.name, catalog.names(catalog.weapons()))
+        hint = did_you_mean(given.name, catalog.names(book.weapons))
         shown = given.name if given.name.isprintable() else "NAME"  # keep the message on one line
         advice = f"; give its damage (e.g. {{name: {shown}, damage: 1d6}}) or use a catalog weapon"
         raise EncounterFileError(
@@ -383,13 +363,13 @@ def resolve_weapon(item: str | WeaponSpec, where: str) -> Weapon:
     return _validated(Weapon, merged, where)
 
 
-def _resolve_armour(item: str | ArmourSpec | None, where: str) -> ArmourSpec | None:
+def _resolve_armour(item: str | ArmourSpec | None, where: str, book: Catalog) -> ArmourSpec | None:
     if item is None:
         return None
     given = _validated(ArmourSpec, {"name": item}, where) if isinstance(item, str) else item
-    base, bonus = _catalog_entry(given.name, catalog.armour)
+    base, bonus = _catalog_entry(given.name, book.armour)
     if base is None and given.ac_bonus is None and given.ac is None:
-        hint = did_you_mean(given.name, catalog.names(catalog.armours()))
+        hint = did_you_mean(given.name, catalog.names(book.armours))
         raise EncounterFileError(
             f"{where}: unknown armour {given.name!r}{hint or '; give ac_bonus or ac, or use a catalog armour'}"
         )
@@ -406,13 +386,13 @@ def _resolve_armour(item: str | ArmourSpec | None, where: str) -> ArmourSpec | N
     return _validated(ArmourSpec, merged, where)
 
 
-def _resolve_shield(item: str | ShieldSpec | None, where: str) -> ShieldSpec | None:
+def _resolve_shield(item: str | ShieldSpec | None, where: str, book: Catalog) -> ShieldSpec | None:
     if item is None:
         return None
     given = _validated(ShieldSpec, {"name": item}, where) if isinstance(item, str) else item
-    base, bonus = _catalog_entry(given.name, catalog.shield)
+    base, bonus = _catalog_entry(given.name, book.shield)
     if base is None and given.bonus is None and given.deflection is None:
-        hint = did_you_mean(given.name, catalog.names(catalog.shields()))
+        hint = did_you_mean(given.name, catalog.names(book.shields))
         raise EncounterFileError(
             f"{where}: unknown shield {given.name!r}{hint or '; use small/medium/large/tower shield'}"
         )
@@ -443,26 +423,30 @@ def _noted(problems: list[str]) -> Iterator[None]:
         problems.extend(str(exc).splitlines())
 
 
-def resolve_combatant(spec: CombatantSpec, side: str, where: str) -> list[Combatant]:
-    """One spec (maybe with `count`) → resolved combatants, numbered when there are several.
+def resolve_combatant(
+    spec: CombatantSpec, side: str, where: str, book: Catalog | None = None
+) -> list[Combatant]:
+    """One spec (maybe with `count`) → resolved combatants, numbered when there are several; names are
+    looked up in `book` (default: the built-in catalog).
 
     Monsters and characters become the same `Combatant` and go through the same procedures (ODD-NPC-1);
     only the basic to-hit bonus and hit points come from hit dice instead of class and level."""
     problems: list[str] = []  # every unknown item of the combatant, not only the first (issue 15)
+    book = book or catalog.built_in()
     weapons: list[Weapon] = []
     for i, item in enumerate(spec.weapons):
         with _noted(problems):
-            weapons.append(resolve_weapon(item, f"{where}.weapons.{i}"))
+            weapons.append(resolve_weapon(item, f"{where}.weapons.{i}", book))
     with _noted(problems):
-        armour = _resolve_armour(spec.armour, f"{where}.armour")
+        armour = _resolve_armour(spec.armour, f"{where}.armour", book)
     with _noted(problems):
-        shield = _resolve_shield(spec.shield, f"{where}.shield")
+        shield = _resolve_shield(spec.shield, f"{where}.shield", book)
     layers: list[ArmourSpec | None] = []
     for i, suit in enumerate(spec.armour_layers):
         with _noted(problems):
-            layers.append(_resolve_armour(suit, f"{where}.armour_layers.{i}"))
+            layers.append(_resolve_armour(suit, f"{where}.armour_layers.{i}", book))
     with _noted(problems):
-        off_hand = _resolve_shield(spec.off_hand_shield, f"{where}.off_hand_shield")
+        off_hand = _resolve_shield(spec.off_hand_shield, f"{where}.off_hand_shield", book)
     if problems:
         raise EncounterFileError("\n".join(problems))
     kinds = [spec.creature_type] if isinstance(spec.creature_type, str) else (spec.creature_type or [])

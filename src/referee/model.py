@@ -405,8 +405,8 @@ class EncounterSpec(Spec):
     rulings: Annotated[dict[RulingName, RulingSpec], Field(max_length=100)] = {}  # ODD-SIT-1, for reuse
     # the players' sides: the tracker's players' view shows their numbers only (default: the first side)
     players: Annotated[list[str], Field(max_length=20)] = []
-    # a referee's own bestiary file (`monsters:`), read with the encounter file (issue 15, referee.bestiary)
-    catalog: Annotated[str, Field(min_length=1, max_length=400)] | None = None
+    # a referee's own catalog (issue 15, referee.catalog.own): a file's name, or the catalog itself
+    catalog: Annotated[str, Field(min_length=1, max_length=400)] | dict[str, Any] | None = None
 
     @field_validator("environment")
     @classmethod

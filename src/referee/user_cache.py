@@ -11,15 +11,29 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
-from pathlib import Path
+
+TYPE_CHECKING = False  # not typing's: the odds answers read cache_root() before importing much
+if TYPE_CHECKING:
+    from pathlib import Path
 
 NUMBA_CACHE_ENV = "NUMBA_CACHE_DIR"
+
+
+def cache_root() -> str | None:
+    """$XDG_CACHE_HOME/referee, else ~/.cache/referee, as a path (nothing made, nothing probed: for
+    reading what an earlier run kept); None without either."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):  # the XDG spec: a relative value is to be ignored
+        return os.path.join(xdg, "referee")
+    home = os.environ.get("HOME", "")
+    return os.path.join(home, ".cache", "referee") if home else None
 
 
 def user_cache_dir() -> Path | None:
     """The first of $XDG_CACHE_HOME/referee and ~/.cache/referee that exists or can be made, and can
     be written to; None if neither can."""
+    from pathlib import Path
+
     candidates: list[Path] = []
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     if xdg and Path(xdg).is_absolute():  # the XDG spec: a relative value is to be ignored
@@ -34,6 +48,8 @@ def user_cache_dir() -> Path | None:
 
 
 def _writable_folder(folder: Path) -> bool:
+    import tempfile
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
@@ -46,6 +62,8 @@ def numba_cache_ready() -> bool:
     """Before numba is imported: make sure its cache goes where this user can write.
 
     A cache folder the user chose (NUMBA_CACHE_DIR) is kept. Returns whether `cache=True` is safe."""
+    from pathlib import Path
+
     given = os.environ.get(NUMBA_CACHE_ENV)
     if given:
         return _writable_folder(Path(given))

@@ -27,7 +27,16 @@ def test_one_attacks_odds_import_only_what_they_need() -> None:
     loaded = modules_after("odds", DUEL, "--attacker", "Angthar", "--target", "Goblin", "--json")
     assert not {"numba", "numpy", "fastapi", "uvicorn", "matplotlib", "referee.sim", "referee.web"} & loaded
     commands = {m for m in loaded if m.startswith("referee.commands.")}
-    assert commands == {"referee.commands.app", "referee.commands.odds"}
+    # read without typer (referee.cli.answer_odds): neither the app nor typer
+    assert commands == {"referee.commands.odds_command_line", "referee.commands.odds_text"}  # JSON: no rich
+    assert "typer" not in loaded
+
+
+def test_an_odds_command_line_the_quick_reading_leaves_goes_to_the_app() -> None:
+    loaded = modules_after("odds", DUEL, "--attacker", "Angthar", "--target", "Goblin", "--distance", "-0")
+    commands = {m for m in loaded if m.startswith("referee.commands.")}
+    assert {"referee.commands.app", "referee.commands.odds", "referee.commands.odds_text"} <= commands
+    assert not {"numba", "numpy", "fastapi", "uvicorn", "referee.sim", "referee.web"} & loaded
 
 
 def test_a_mistyped_command_is_answered_from_every_command() -> None:

@@ -45,7 +45,8 @@ def test_every_problem_at_once_one_line_each_with_its_place(tmp_path: Path) -> N
         f"error: {path}: sides.0.combatants.0.weapons.0: unknown weapon 'long swrod'; did you mean 'long sword'?",
         f"error: {path}: sides.1.combatants.0.armr: unknown field 'armr'; did you mean 'armour'?",
         f"error: {path}: sides.1.combatants.0.hp: Input should be greater than or equal to 1",
-    ], out.stderr  # the orc fails validation: its shield is looked up once its fields are right
+        f"error: {path}: sides.1.combatants.0.shield: unknown shield 'tower shild'; did you mean 'tower shield'?",
+    ], out.stderr  # the orc fails validation; its shield is looked up all the same
     assert "more problems" not in out.stderr
 
 

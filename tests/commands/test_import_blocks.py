@@ -58,3 +58,12 @@ def test_a_part_that_cannot_be_read_is_one_line_naming_it() -> None:
     assert out.stderr.startswith("error: -: block 1 (Thing): stat block part 'Att 1 × bite (1d6/1d6)'")
     out = from_stdin("-", text="\n\n")
     assert out.returncode == 2 and "no stat blocks found" in out.stderr
+
+
+def test_every_block_that_cannot_be_read_is_named_at_once() -> None:
+    text = PASTED + "\nBlob\nHD lots, AC 5\n\nOrc\nAC 6 [13], HD 1\n\nThing\nHD 2; AC x\n"
+    out = from_stdin("-", text=text)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert [line.split(": ")[2] for line in lines] == ["block 3 (Blob)", "block 5 (Thing)"], lines
+    assert "stat block part 'HD lots'" in lines[0] and "stat block part 'AC x'" in lines[1]

@@ -117,3 +117,22 @@ def test_the_house_rules_duel_is_answered_and_a_grapple_refused_in_one_line(
     out = referee_here(monkeypatch, capsys, "odds", str(EXAMPLES / "grapple.yaml"), "--fight")
     assert out.returncode == 2
     assert "grappled" in out.stderr and "referee sim" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_a_fight_the_chain_refuses_says_the_engine_walked_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # rule: HR-HELPLESS-1, GAP-COUP (finish_fallen): beyond the chain, within the engine walk's budget
+    fighter = {"level": 1, "hp": 2, "weapons": [{"name": "dagger", "damage": "1d2"}]}
+    data = {
+        "name": "tiny", "ruleset": "odd", "options": {"finish_fallen": "when_no_standing_enemy"}, "max_rounds": 3,
+        "sides": [{"name": "A", "combatants": [{"name": "Ann", **fighter}]},
+                  {"name": "B", "combatants": [{"name": "Bob", **fighter}]}],
+    }  # fmt: skip
+    file = write(tmp_path, data)
+    out = referee_here(monkeypatch, capsys, "odds", file, "--fight", "--json")
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["path"] == "engine walk" and "finish_fallen" in answer["chain_refused"]
+    out = referee_here(monkeypatch, capsys, "odds", file, "--fight")
+    assert out.returncode == 0 and "(exact: the engine walked" in out.stdout and "finish_fallen" in out.stdout

@@ -9,7 +9,14 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
+from referee.commands import serve
 from referee.web.store import Store
+
+
+@pytest.fixture(autouse=True)
+def _no_freeze(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`serve` tunes the process before it runs: not the test process."""
+    monkeypatch.setattr(serve, "tune_for_serving", lambda: None)
 
 
 def test_serve_prints_the_links_and_runs_uvicorn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -47,3 +54,19 @@ def test_serve_on_every_address_prints_links_that_reach_it(
     result = CliRunner().invoke(app, ["serve", "--db", str(tmp_path / "t.sqlite3"), "--host", "0.0.0.0"])
     assert result.exit_code == 0, result.output
     assert "http://192.168.1.20:8000/?token=" in result.output and "127.0.0.1" not in result.output
+
+
+def test_the_process_is_tuned_for_serving(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+    import sys
+
+    monkeypatch.undo()  # the real one, not the fixture's
+    interval = sys.getswitchinterval()
+    try:
+        serve.tune_for_serving()
+        assert gc.get_freeze_count() > 1000  # the modules, the catalog, the app...
+        assert sys.getswitchinterval() == pytest.approx(0.001)
+    finally:
+        gc.unfreeze()
+        sys.setswitchinterval(interval)
+    assert gc.get_freeze_count() == 0

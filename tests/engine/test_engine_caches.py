@@ -116,3 +116,41 @@ def test_a_kept_plan_serves_only_a_fight_whose_reads_give_the_same_answers() -> 
     state.apply(event(EventType.DAMAGE, state.round, target=defender.name, damage=1))
     ctx = attack_context(state, action)
     assert plan_reads.recorded_plan(ctx) == plan_attack(ctx)
+
+
+@pytest.mark.parametrize("name", ["duel.yaml", "preset_hr.yaml", "fog_and_cover.yaml"])
+def test_kept_attack_events_are_the_events_worked_out_afresh(name: str) -> None:
+    """ODD-ATK-1, ODD-ATK-2: an attack's ATTACK, DAMAGE and DEFEAT events are kept per plan and roll
+    (engine/resolve.py) and served to later fights; each served event equals the one the rules give
+    afresh, and serving really happens (the same event object in two fights' logs)."""
+    from referee.engine import resolve
+
+    setup = load_encounter(EXAMPLES[0].parent / name)
+    memo.set_enabled(True)
+    resolve.forget_accounts()
+    seeds = range(30)
+    first = [run_fight(setup, RandomDice(s)).events for s in seeds]
+    again = [run_fight(setup, RandomDice(s)).events for s in seeds]  # from the kept events
+    fresh = [_log(setup, s, cached=False)["events"] for s in seeds]
+    assert [[e.to_dict() for e in log] for log in again] == fresh
+    served = {id(e) for log in first for e in log if e.type.value in {"attack", "damage"}}
+    assert any(id(e) in served for log in again for e in log)
+
+
+def test_a_kept_refusal_keeps_no_fight_alive(tmp_path: Path) -> None:
+    # rule: MF-OTHER-1 (a referee's modifier beyond ±1 is refused under `mf`): the refusal is kept with
+    # the plan and raised again in every fight; raising the kept instance itself chained each fight's
+    # frames onto its traceback, and a long simulation grew by about 50 kB a fight
+    import gc
+    import weakref
+
+    text = (EXAMPLES[0].parent / "pummel.yaml").read_text().replace("ruleset: odd", "ruleset: mf")
+    (tmp_path / "pummel_mf.yaml").write_text(text)
+    setup = load_encounter(tmp_path / "pummel_mf.yaml")
+    sources = [RandomDice(seed) for seed in range(40)]
+    gone = [weakref.ref(source) for source in sources]
+    for source in sources:
+        run_fight(setup, source)
+    del sources, source
+    gc.collect()
+    assert sum(ref() is not None for ref in gone) == 0

@@ -124,7 +124,7 @@ def test_a_confirmation_house_rule_reaches_the_simulator(monkeypatch: pytest.Mon
     setup = under("lucas_and_krieger.yaml", "mf")
 
     def mean_damage(compiled: sim.Compiled) -> float:
-        return float(compiled.out_target[compiled.dmg.table(int(compiled.plan_index[0, 1, 0]))].mean())
+        return float(compiled.out_target[compiled.dmg.table(int(compiled.plan_index[0, 1, 0, 0, 0]))].mean())
 
     before = mean_damage(sim.compile_setup(setup))
     monkeypatch.setattr(attack_roll, "confirm_critical", lambda crit, dice: False)

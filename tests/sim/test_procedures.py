@@ -24,7 +24,7 @@ def test_attack_table_is_the_engines_attack() -> None:
     # rule: ODD-MELEE-1 (TV-000-02): +4 BTH +1 Str against AC 12 hits on a natural 7 or more;
     # rule: ODD-ATK-2, ODD-MELEE-2: a battle axe hit deals d8 + 1
     compiled = sim.compile_setup(make_setup(angthar_data()))
-    plan = int(compiled.plan_index[0, 1, 0])
+    plan = int(compiled.plan_index[0, 1, 0, 0, 0])
     share = shares(compiled.out_target[compiled.dmg.table(plan)])
     assert share[0] == Fraction(6, 20)
     assert all(share[v] == Fraction(14, 20) / 8 for v in range(2, 10))
@@ -116,7 +116,7 @@ def test_shield_tables_depend_on_earlier_attackers() -> None:
     # rule: ODD-AC-SHIELD: Brenna's medium shield covers the first 2 attackers of a round, not the third
     compiled = sim.compile_setup(load_encounter(EXAMPLES / "skirmish.yaml"))
     brenna, orc = compiled.names.index("Brenna"), compiled.names.index("Orc 1")
-    first, second, third = (int(compiled.plan_index[orc, brenna, k]) for k in range(3))
+    first, second, third = (int(compiled.plan_index[orc, brenna, k, 0, 0]) for k in range(3))
     assert first == second != third
 
     def hit_rate(plan: int) -> float:

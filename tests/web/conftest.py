@@ -111,3 +111,13 @@ def page(browser: Any) -> Iterator[Any]:
     context.set_default_timeout(10_000)
     yield context.new_page()
     context.close()
+
+
+@pytest.fixture
+def sized(browser: Any, size: dict[str, int]) -> Iterator[Any]:
+    """A browser context at the viewport `size` the test is parametrized with (one per test, so two of its
+    pages share a session)."""
+    context = browser.new_context(viewport=size, device_scale_factor=1)
+    context.set_default_timeout(10_000)
+    yield context
+    context.close()

@@ -52,6 +52,8 @@ def test_referee_runs_a_fight_players_follow(
     page.select_option("#from-example select", "angthar_and_the_goblins.yaml")
     page.click("#from-example button")
     expect(page.locator("#begin")).to_be_visible()
+    # before Begin each row says what Begin gives it (no "0/0" that reads as dead)
+    assert hp_cell(page, "Angthar") == "30 at Begin" and hp_cell(page, "Goblin 1") == "rolls 1d6 at Begin"
 
     # begin: the goblins' hit dice (1d6 each) are typed; round 1: Angthar 10, goblins 1, 2, 3
     click_and_wait(page, "#begin", "3, 4, 5")

@@ -183,6 +183,13 @@ def test_phone_layout_no_sideways_scroll(live_server: Any, browser: Any, tmp_pat
     players = context.new_page()
     players.goto(players_url(live_server, eid))
     assert players.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # every column shown has its heading over it (the side column is left out, heading and cells alike)
+    shown = (
+        "els => els.filter(e => getComputedStyle(e).display !== 'none').map(e => e.getBoundingClientRect().x)"
+    )
+    headings = players.locator("table.combatants thead th").evaluate_all(shown)
+    cells = players.locator("table.combatants tbody tr").first.locator("td").evaluate_all(shown)
+    assert headings == cells
     foe_numbers_hidden(players)
     players.screenshot(path=str(shots_dir(tmp_path) / "players-phone.png"), full_page=True)
     context.close()

@@ -147,3 +147,143 @@ def test_a_clone_is_independent_of_the_kept_fight(tracker: Any) -> None:
         assert kept.fight.state.combatants["Ann"].hp == 60
         assert copy.state.combatants["Ann"].fight is copy.state
     same_as_fresh(store, eid, tracker.state(eid))
+
+
+def mutable_ids(value: Any, shared: set[int], seen: set[int] | None = None) -> set[int]:
+    """The ids of every mutable container and object reachable from `value` (not through `shared`)."""
+    seen = set() if seen is None else seen
+    if isinstance(value, deep_copy_atomic()) or id(value) in shared or id(value) in seen:
+        return seen
+    if not isinstance(value, tuple):
+        seen.add(id(value))
+    if isinstance(value, dict):
+        for key, item in value.items():
+            mutable_ids(key, shared, seen)
+            mutable_ids(item, shared, seen)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            mutable_ids(item, shared, seen)
+    elif hasattr(value, "__dict__"):
+        mutable_ids(vars(value), shared, seen)
+    return seen
+
+
+def deep_copy_atomic() -> tuple[type, ...]:
+    from referee.web.folds import ATOMIC
+
+    return ATOMIC
+
+
+def test_a_clone_is_deepcopy_s_copy_and_shares_nothing_mutable(tracker: Any) -> None:
+    # rule: ODD-INIT-1, ODD-COND-1 (a fight mid-round: initiative order, acted, conditions, attackers)
+    import copy as copy_module
+
+    eid = tracker.create(ENCOUNTER)
+    tracker.step(eid, "begin")
+    tracker.step(eid, "round", seed=3)
+    stun = {"kind": "apply_condition", "actor": "Ann", "condition": "stunned", "rounds": 2}
+    for path, body in (("actions", {"action": stun}), ("engine", {})):
+        version = tracker.state(eid)["version"]
+        response = tracker.client.post(
+            f"/api/encounters/{eid}/{path}", json={"version": version, **body}, headers=tracker.auth
+        )
+        assert response.status_code == 200, response.text
+    store = tracker.app.state.store
+    with folds_of(store).lock(eid):
+        fight = folds_of(store).current(eid).fight
+        clone = clone_fight(fight)
+        state = fight.state
+        shared = {id(state.setup)} | {id(c.spec) for c in state.combatants.values()}
+        memo = {id(state.setup): state.setup, **{id(c.spec): c.spec for c in state.combatants.values()}}
+        expected = copy_module.deepcopy(state, memo)
+        assert state.combatants["Ann"].conditions and state.acted  # what the copy must not share
+        assert clone.state == expected and clone.state.snapshot() == state.snapshot()
+        assert mutable_ids(clone.state, shared).isdisjoint(mutable_ids(state, shared))
+        assert all(c.fight is clone.state for c in clone.state.combatants.values())
+        assert (
+            clone.setup is fight.setup and clone.events == fight.events and clone.events is not fight.events
+        )
+
+
+def test_deep_copy_hands_other_objects_to_deepcopy() -> None:
+    from dataclasses import dataclass, field
+
+    from referee.web.folds import deep_copy
+
+    class Hooked:
+        def __init__(self) -> None:
+            self.copies = 0
+
+        def __deepcopy__(self, memo: dict[int, Any]) -> Hooked:
+            new = Hooked()
+            new.copies = self.copies + 1
+            return new
+
+    @dataclass(frozen=True)
+    class Frozen:
+        items: list[int] = field(default_factory=list)
+
+    @dataclass
+    class Holder:
+        hooked: Hooked
+        frozen: Frozen
+        pair: tuple[list[int], int]
+        same: tuple[int, str] = (1, "a")
+        tags: set[str] = field(default_factory=set)
+
+    inner = [1, 2]
+    original = Holder(Hooked(), Frozen([3]), (inner, 4), tags={"x"})
+    original_twice = [original, original]
+    copied = deep_copy(original_twice, {})
+    assert copied[0] is copied[1] and copied[0] is not original  # identity kept, as deepcopy keeps it
+    new = copied[0]
+    assert new.hooked.copies == 1  # its own __deepcopy__
+    assert new.frozen == original.frozen and new.frozen.items is not original.frozen.items
+    assert new.pair == original.pair and new.pair[0] is not inner
+    assert new.same is original.same  # a tuple of atomic values is its own copy
+    assert new.tags == {"x"} and new.tags is not original.tags
+
+
+def test_a_change_answers_with_the_state_it_left_though_another_tab_steps_right_after(
+    tracker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rule: ODD-ROUND-1 (two tabs: the second one's note lands right after the first one's; the first answer
+    # is the state its own change left, so the version it gives is where that change ended)
+    import threading
+    import time
+
+    from referee.web import tracker as tracker_module
+
+    eid = tracker.create(ENCOUNTER)
+    begun = tracker.step(eid, "begin")
+    store = tracker.app.state.store
+    real = tracker_module.take_step
+    racing: list[threading.Thread] = []
+
+    def step_then_another_tab(*args: Any, **kwargs: Any) -> Any:
+        taken = real(*args, **kwargs)
+        if not racing:
+            note = {"kind": "note", "text": "from the other tab"}
+
+            def other_tab() -> None:
+                real(store, taken.row, "action", version=taken.row.version, action=note)
+
+            racing.append(threading.Thread(target=other_tab))
+            racing[0].start()
+            time.sleep(0.3)  # the other tab's step would be stored by now, were it not kept waiting
+        return taken
+
+    monkeypatch.setattr(tracker_module, "take_step", step_then_another_tab)
+    mine = {"kind": "note", "text": "mine"}
+    response = tracker.client.post(
+        f"/api/encounters/{eid}/actions",
+        json={"version": begun["version"], "revision": begun["revision"], "action": mine},
+        headers=tracker.auth,
+    )
+    racing[0].join(10)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["version"] == begun["version"] + 1
+    assert [e["text"] for e in answer["events_since"]] == ["note: mine"]
+    assert tracker.state(eid)["version"] == begun["version"] + 2  # the other tab's note came after
+    same_as_fresh(store, eid, tracker.state(eid))

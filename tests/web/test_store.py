@@ -141,7 +141,9 @@ def test_a_database_that_fails_while_running_is_a_json_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail: Any, message: str
 ) -> None:
     client, auth, eid = started(tmp_path)
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
     fail(monkeypatch)
+    store.reconnect()  # the kept connections were opened before: every thread opens a failing one
     big = {"data": big_encounter()}
     for response in (
         client.post("/api/encounters", json=big, headers=auth),
@@ -153,6 +155,7 @@ def test_a_database_that_fails_while_running_is_a_json_error(
     page = client.post("/encounters", data={"source": "paste", "text": "x" * 10}, headers=auth)
     assert page.status_code in {422, 503}
     monkeypatch.undo()
+    store.reconnect()
     assert client.get(f"/api/encounters/{eid}", headers=auth).json()["version"] == 0
 
 
@@ -204,3 +207,98 @@ def test_a_row_is_read_at_one_moment(tmp_path: Path) -> None:
             torn.append((row.version, row.revision))
     thread.join()
     assert torn == []
+
+
+def test_each_thread_keeps_its_own_connection(tmp_path: Path) -> None:
+    # opening and closing a connection per call cost more than a step's queries (issue 12, item 5)
+    import threading
+
+    store = Store(tmp_path / "tracker.sqlite3")
+    eid = store.create("kept", angthar_data()).id
+    opened: list[sqlite3.Connection] = []
+    real = Store._open
+
+    def counting(self: Store) -> sqlite3.Connection:
+        opened.append(real(self))
+        return opened[-1]
+
+    Store._open = counting  # type: ignore[method-assign]
+    try:
+        store.reconnect()
+        for _ in range(5):
+            store.get(eid)
+        assert len(opened) == 1
+        thread = threading.Thread(target=lambda: [store.get(eid) for _ in range(5)])
+        thread.start()
+        thread.join()
+        assert len(opened) == 2 and opened[0] is not opened[1]
+        store.reconnect()  # every thread opens afresh at its next call
+        store.get(eid)
+        assert len(opened) == 3
+    finally:
+        Store._open = real  # type: ignore[method-assign]
+
+
+def test_a_connection_that_failed_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.engine.events import Event
+
+    path = tmp_path / "tracker.sqlite3"
+    store = Store(path)
+    eid = store.create("full", angthar_data()).id
+    event = Event.from_dict({"type": "setup", "round": 0, "data": {"hp": {}, "note": "x" * 20_000}})
+    full_disk(monkeypatch)
+    store.reconnect()
+    with pytest.raises(sqlite3.OperationalError, match="full"):
+        store.append(eid, 0, [event])
+    monkeypatch.undo()  # the disk has room again: the failed connection was dropped, a fresh one is used
+    assert store.append(eid, 0, [event]).version == 1
+    assert store.get(eid).version == 1 and store.events(eid)[0].event == event
+
+
+def test_the_version_is_the_count_of_the_log(tmp_path: Path) -> None:
+    # the version is read as the last line + 1 (the primary key's index): the same as counting the lines
+    from referee.engine.events import Event
+
+    store = Store(tmp_path / "tracker.sqlite3")
+    eid = store.create("count", angthar_data()).id
+    event = Event.from_dict({"type": "setup", "round": 0, "data": {"hp": {}}})
+    for version in range(6):
+        store.append(eid, 2 * version, [event, event])
+    store.truncate(eid, 12, 5)
+    store.truncate(eid, 5, 2)
+    store.redo(eid, 2)
+    with sqlite3.connect(store.path) as db:
+        counted = db.execute("SELECT COUNT(*) FROM events WHERE encounter=?", (eid,)).fetchone()[0]
+    assert store.get(eid).version == counted == 5
+    assert [s.seq for s in store.events(eid)] == list(range(5))
+
+
+def test_the_wal_is_checkpointed_after_the_write_lock_is_released(tmp_path: Path) -> None:
+    # a checkpoint inside a commit made every other writer wait for it (issue 12, item 5)
+    from referee.engine.events import Event
+    from referee.web import store as store_module
+
+    store = Store(tmp_path / "tracker.sqlite3")
+    eid = store.create("wal", angthar_data()).id
+    seen: list[tuple[str, bool]] = []
+    real = Store._open
+
+    def traced(self: Store) -> sqlite3.Connection:
+        db = real(self)
+        db.set_trace_callback(lambda sql: seen.append((sql, store._writing.locked())))
+        return db
+
+    Store._open = traced  # type: ignore[method-assign]
+    try:
+        store.reconnect()
+        event = Event.from_dict({"type": "setup", "round": 0, "data": {"hp": {}}})
+        for version in range(2 * store_module.CHECKPOINT_EVERY):
+            store.append(eid, version, [event])
+    finally:
+        Store._open = real  # type: ignore[method-assign]
+    checkpoints = [locked for sql, locked in seen if "wal_checkpoint" in sql]
+    assert checkpoints == [False, False]  # every CHECKPOINT_EVERY writes, never under the write lock
+    assert sum(sql == "COMMIT" for sql, _ in seen) == 2 * store_module.CHECKPOINT_EVERY
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0] == 0
+    assert store.get(eid).version == 2 * store_module.CHECKPOINT_EVERY

@@ -266,3 +266,55 @@ def test_table_actions_between_rounds_but_not_before_begin(tracker: Any) -> None
     tracker.step(eid, "begin")  # the fight needs a round now: a table action still goes in
     state = table(tracker, eid, {"kind": "adjust_hp", "target": "Goblin 1", "amount": -1})
     assert who(state, "Goblin 1")["hp"] == 3 and state["needs"] == "round"
+
+
+def test_an_ac_change_is_explained_in_the_state(tracker: Any) -> None:
+    # rule: HR-ARMDMG-4 (the shield takes the critical and is destroyed), HR-CRIT-1, ODD-AC-SHIELD
+    data = angthar_data(goblins=1, ruleset="hr")
+    data["sides"][0]["combatants"][0].update(shield="shield", sacrifice_shield=True)
+    eid = tracker.create(data)
+    tracker.step(eid, "begin")
+    state = tracker.step(eid, "round", "1, 7")  # the goblin first
+    assert who(state, "Angthar")["ac"] == 13 and who(state, "Angthar")["ac_change"] is None
+    goblin = {"kind": "attack", "actor": "Goblin", "target": "Angthar"}
+    state = table(tracker, eid, goblin, "20, 20, 3, 3")  # a confirmed critical
+    change = who(state, "Angthar")["ac_change"]
+    assert who(state, "Angthar")["ac"] == 12 and change["was"] == 13
+    assert change["why"][0] == "lost +1 shield [ODD-AC-SHIELD]"
+    assert any("destroyed [HR-ARMDMG-4]" in why for why in change["why"])
+    assert change["text"].startswith("was 13: lost +1 shield")
+    page = tracker.client.get(f"/e/{eid}", headers=tracker.auth).text
+    assert "(was 13: lost +1 shield [ODD-AC-SHIELD]" in page
+    players = tracker.client.get(players_path(tracker, eid))
+    assert "was 13" not in players.text and "ac" not in who(players.json(), "Angthar")
+
+
+def test_before_begin_the_page_says_what_begin_gives_each_combatant(tracker: Any) -> None:
+    # rule: ODD-HD-2 (hit dice rolled at Begin): no "0/0" that reads as dead
+    eid = tracker.create(angthar_data(goblins=2, goblin_hp=None))
+    state = tracker.state(eid)
+    assert [c["hp_at_begin"] for c in state["combatants"]] == ["30", "rolls 1d6", "rolls 1d6"]
+    page = tracker.client.get(f"/e/{eid}", headers=tracker.auth).text
+    assert '<span class="hpnum">rolls 1d6 at Begin</span>' in page and "0/0" not in page
+
+
+def test_the_picker_offers_every_condition_and_a_grapple_with_its_partner(tracker: Any) -> None:
+    # rule: MOD-COND-GRAPPLED-2 (a grapple ties two: put on with the other grappler); a garrotte arises from
+    # an attack only, so the picker offers it disabled
+    eid = begun(tracker)
+    state = tracker.state(eid)
+    partners = {x["name"]: x["partner"] for x in state["condition_choices"]}
+    assert partners["grappled"] == "by" and partners["garrotted"] == "attack" and partners["stunned"] is None
+    for choice in state["condition_choices"]:
+        if choice["partner"] == "attack":
+            continue
+        action = {"kind": "apply_condition", "actor": "Goblin 1", "condition": choice["name"], "rounds": 2}
+        if choice["partner"] == "by":
+            action["by"] = "Angthar"
+        response = post(tracker, eid, "actions", {"action": action})
+        assert response.status_code == 200, (choice["name"], response.text)
+        names = [x["name"] for x in who(response.json(), "Goblin 1")["conditions"]]
+        assert choice["name"] in names, choice["name"]
+        assert post(tracker, eid, "undo", {}).status_code == 200
+    page = tracker.client.get(f"/e/{eid}", headers=tracker.auth).text
+    assert 'value="garrotted"' in page and 'data-partner="attack" disabled' in page

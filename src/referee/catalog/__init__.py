@@ -1,8 +1,13 @@
-"""The catalog: weapons, armour and shields as data files, looked up by name (case-insensitive)."""
+"""The catalog: weapons, armour and shields as data files, looked up by name (case-insensitive).
+
+A referee's own catalog file (issue 15, :mod:`referee.catalog.own`) adds to these and replaces those of
+the same name; :class:`Catalog` is the set an encounter's names are looked up in.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
@@ -60,9 +65,20 @@ def names(items: Mapping[str, object]) -> list[str]:
     return [*items, *(alias for alias, name in ALIASES.items() if name in items)]
 
 
+def plain_key(name: str) -> str:
+    """A name as the catalog files it: lower case, single spaces."""
+    return " ".join(name.lower().split())
+
+
 def _key(name: str) -> str:
-    key = " ".join(name.lower().split())
+    key = plain_key(name)
     return ALIASES.get(key, key)
+
+
+def _look_up(items: Mapping[str, T], name: str) -> T | None:
+    """The item of that name, else of the synonym's (a referee's own `sword` is theirs, not `long sword`)."""
+    key = plain_key(name)
+    return items.get(key) or items.get(ALIASES.get(key, key))
 
 
 def safe_data(text: str) -> Any:
@@ -107,3 +123,29 @@ def armour(name: str) -> ArmourSpec | None:
 
 def shield(name: str) -> ShieldSpec | None:
     return shields().get(_key(name))
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The weapons, armour and shields an encounter's names are looked up in: the built-in ones, or with
+    a referee's own added (issue 15); `own` holds the keys ("weapons:elven blade") of the referee's own."""
+
+    weapons: Mapping[str, WeaponSpec]
+    armours: Mapping[str, ArmourSpec]
+    shields: Mapping[str, ShieldSpec]
+    own: frozenset[str] = field(default=frozenset())
+
+    def weapon(self, name: str) -> WeaponSpec | None:
+        return _look_up(self.weapons, name)
+
+    def armour(self, name: str) -> ArmourSpec | None:
+        return _look_up(self.armours, name)
+
+    def shield(self, name: str) -> ShieldSpec | None:
+        return _look_up(self.shields, name)
+
+
+@cache
+def built_in() -> Catalog:
+    """The catalog as shipped (src/referee/catalog/*.yaml)."""
+    return Catalog(weapons(), armours(), shields())

@@ -64,11 +64,17 @@ def ac(
     file: Annotated[str, typer.Argument(help="Encounter file (YAML).")],
     name: Annotated[str | None, typer.Option("--name", help="Only this combatant.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the armour classes as JSON.")] = False,
+    own_catalog: Annotated[
+        str | None,
+        typer.Option(
+            "--catalog", metavar="FILE", help="Your own catalog file: weapons, armour, shields, monsters."
+        ),
+    ] = None,
 ) -> None:
     """Print each combatant's total, flatfooted, touch and flatfooted-touch armour class with breakdowns."""
     from referee.files import load_encounter
 
-    setup = load_encounter(file)
+    setup = load_encounter(file, own_catalog)
     warn(setup.warnings)
     names = [name] if name is not None else [c.name for c in setup.combatants]
     rows = [ac_row(n, armour_classes_in(setup, n)) for n in names]

@@ -17,58 +17,15 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 import typer.main
-from rich.console import Console
 from typer.core import TyperGroup
 
 from referee.commands import APP_HELP, COMMANDS, VERSION_HELP
+from referee.commands.consoles import make_console
 from referee.errors import RefereeError
 
 # typer ships its own click; reach its exception classes through the public BadParameter.
 UsageError: type[Exception] = typer.BadParameter.__mro__[1]
 ClickException: type[Exception] = typer.BadParameter.__mro__[2]
-
-PIPE_WIDTH = 10_000  # a pipe or a file gets every line whole: only a terminal's width wraps (issue 15)
-
-
-class PlainLines:
-    """A stream for rich that writes lines without trailing spaces (rich pads to the width) to the
-    current sys.stdout or sys.stderr, looked up at each write as a test runner swaps them."""
-
-    def __init__(self, stderr: bool = False) -> None:
-        self.stderr = stderr
-        self.pending = ""
-
-    def _stream(self) -> Any:
-        return sys.stderr if self.stderr else sys.stdout
-
-    def write(self, text: str) -> int:
-        lines = (self.pending + text).split("\n")
-        self.pending = lines.pop()
-        if lines:
-            self._stream().write("".join(line.rstrip(" ") + "\n" for line in lines))
-        return len(text)
-
-    def flush(self) -> None:
-        if self.pending:
-            self._stream().write(self.pending.rstrip(" "))
-            self.pending = ""
-        self._stream().flush()
-
-    def isatty(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        return int(self._stream().fileno())
-
-
-def make_console(stderr: bool = False) -> Console:
-    """A terminal's console wraps prose at its width; anywhere else lines are whole and unpadded."""
-    stream = sys.stderr if stderr else sys.stdout
-    if stream is not None and stream.isatty():
-        return Console(stderr=stderr, highlight=False)
-    plain: Any = PlainLines(stderr)  # a text stream in all rich uses of it (write, flush, isatty)
-    return Console(file=plain, width=PIPE_WIDTH, highlight=False, soft_wrap=True)
-
 
 console = make_console()
 err_console = make_console(stderr=True)

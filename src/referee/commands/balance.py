@@ -53,7 +53,7 @@ def read_monsters(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     data = read_yaml(path)
     extra: dict[str, Any] = {}
     if isinstance(data, dict) and "monsters" in data:
-        extra = {k: data[k] for k in ("ruleset", "options", "max_rounds", "distance") if k in data}
+        extra = {k: data[k] for k in ("ruleset", "options", "max_rounds", "distance", "catalog") if k in data}
         data = data["monsters"]
     monsters = [data] if isinstance(data, dict) else data
     if not isinstance(monsters, list) or not monsters or not all(isinstance(m, dict) for m in monsters):
@@ -212,6 +212,12 @@ def balance(
     seed: Annotated[int, typer.Option(min=0, help="Seed (same seed, same answer).")] = 0,
     workers: Annotated[int, typer.Option(help="Processes to spread each simulation over.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as one JSON object.")] = False,
+    own_catalog: Annotated[
+        str | None,
+        typer.Option(
+            "--catalog", metavar="FILE", help="Your own catalog file: weapons, armour, shields, monsters."
+        ),
+    ] = None,
 ) -> None:
     """How many standard fighters of each level make a fair (50%) fight for a monster, and its
     equivalent hit dice."""
@@ -226,6 +232,8 @@ def balance(
     monsters, extra = read_monsters(monster_file)
     if ruleset is not None and not Path(ruleset).is_absolute() and Path(ruleset).exists():
         ruleset = str(Path(ruleset).resolve())  # --ruleset FILE is read from here, not the monster's folder
+    if own_catalog is not None:  # read from here, as --ruleset FILE is (issue 15)
+        extra["catalog"] = str(Path(own_catalog).resolve())
     balancer = Balancer(monsters, extra, ruleset, fights, seed, workers)
     balancer.base_dir = monster_file.parent
     path, reason = check_search_budget(balancer.setup(1, 1), fights, len(wanted))  # a bad file fails here

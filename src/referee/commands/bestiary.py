@@ -15,7 +15,7 @@ def bestiary(
     as_json: Annotated[bool, typer.Option("--json", help="Print the monsters as JSON.")] = False,
     own_catalog: Annotated[
         str | None,
-        typer.Option("--catalog", metavar="FILE", help="A catalog file whose monsters add to these."),
+        typer.Option("--catalog", metavar="FILE", help="Your own catalog file, whose monsters add to these."),
     ] = None,
 ) -> None:
     """List the bestiary's monsters: hit dice, AC in both notations, attacks, movement, morale, saves."""
@@ -24,7 +24,7 @@ def bestiary(
     from referee import bestiary as book
     from referee.files import read_own_catalog
 
-    own = read_own_catalog(Path(own_catalog)) if own_catalog else None
+    own = read_own_catalog(Path(own_catalog)).monsters if own_catalog else None
     chosen = [book.monster(name, own)] if name is not None else list(book.with_own(own).values())
     rows = [m.summary() for m in chosen]
     if as_json:

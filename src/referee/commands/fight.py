@@ -39,6 +39,12 @@ def fight(
             help="After the fight, list the rules that decided the most outcomes (with --json: a `why` key).",
         ),
     ] = False,
+    own_catalog: Annotated[
+        str | None,
+        typer.Option(
+            "--catalog", metavar="FILE", help="Your own catalog file: weapons, armour, shields, monsters."
+        ),
+    ] = None,
 ) -> None:
     """Run a whole fight from an encounter file and print its round-by-round account."""
     from referee.budget import check_fight_turns
@@ -47,7 +53,7 @@ def fight(
     from referee.files import load_encounter
     from referee.render import print_fight
 
-    setup = load_encounter(file)
+    setup = load_encounter(file, own_catalog)
     warn(setup.warnings)
     check_fight_turns(len(setup.combatants), max_rounds or setup.max_rounds, str(file))
     source = RandomDice(seed if seed is not None else 0)

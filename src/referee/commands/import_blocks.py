@@ -42,7 +42,7 @@ def import_blocks(
         data = encounter_from_text(text, side, ruleset, fields)
         setup_from_data(data, "imported encounter")  # what is written loads as it is
     except RefereeError as exc:
-        fail(f"{source}: {exc}")
+        fail("\n".join(f"{source}: {line}" for line in str(exc).splitlines()))
     sys.stdout.write(encounter_yaml(data))
 
 
@@ -57,17 +57,21 @@ def encounter_from_text(text: str, side: str, ruleset: str, fields: bool) -> dic
         raise EncounterFileError(f"--ruleset {ruleset!r} is not a preset (`referee rules` lists them)")
     descending = Ruleset.preset(ruleset).armour_class.value == "descending"
     combatants: list[dict[str, Any]] = []
+    problems: list[str] = []  # every block's problem at once (issue 15)
     for number, (title, line) in enumerate(split_blocks(text), start=1):
         name, count = _name_and_count(title)
         try:
             block = parse_stat_block(line)
         except StatBlockError as exc:
-            raise EncounterFileError(f"block {number} ({name}): {exc}") from None
+            problems.append(f"block {number} ({name}): {exc}")
+            continue
         entry: dict[str, Any] = {"name": name}
         if count > 1:
             entry["count"] = count
         entry.update(block.fields(descending) if fields else {"stat_block": line})
         combatants.append(entry)
+    if problems:
+        raise EncounterFileError("\n".join(problems))
     if not combatants:
         raise EncounterFileError("no stat blocks found (one per paragraph, the name on its first line)")
     return {

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from referee.cli import app, console, dump_json, fail
+from referee.cli import app, console, dump_json, fail, warn
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -130,6 +130,12 @@ def sim(
     plot: Annotated[
         Path | None, typer.Option(help="Write a PNG of the rounds and survival rates here.")
     ] = None,
+    own_catalog: Annotated[
+        str | None,
+        typer.Option(
+            "--catalog", metavar="FILE", help="Your own catalog file: weapons, armour, shields, monsters."
+        ),
+    ] = None,
 ) -> None:
     """Simulate many fights of an encounter: win rates with 95% intervals, rounds, survival."""
     from referee.files import load_encounter
@@ -145,7 +151,8 @@ def sim(
         fail(f"--plot writes a PNG; give a file name ending in .png, not {plot.name!r}")
     if plot is not None and not plot.parent.is_dir():
         fail(f"--plot: no such directory {str(plot.parent)!r}")
-    setup = load_encounter(file)
+    setup = load_encounter(file, own_catalog)
+    warn(setup.warnings)  # a module's descending AC read as ascending (issue 15)
     progress = RunProgress(f"simulating {setup.name}")
     try:
         result = simulate(setup, n, seed=seed, workers=workers, progress=progress, force_engine=engine,

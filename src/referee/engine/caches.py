@@ -24,20 +24,35 @@ attack (:func:`attack_decisive`, a pure function of a frozen plan and the roll) 
 
 from __future__ import annotations
 
+import importlib
 import threading
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from referee.engine import plan_reads
 from referee.engine.actions import Attack
 from referee.engine.state import FightState
-from referee.errors import IllegalActionError
+from referee.errors import IllegalActionError, raised_afresh
 from referee.rules import decisive, memo
 from referee.rules.attack import AttackPlan
 from referee.rules.attack import plan_attack as _plan_attack
 from referee.rules.attack_roll import AttackOutcome
 from referee.rules.context import AttackContext
 from referee.rules.ruleset import Ruleset
+
+T = TypeVar("T")
+_MODULES: dict[str, Any] = {}
+
+
+def late(name: str) -> Any:
+    """The engine module `name` (``late("registry")``), imported on first use and then kept: for modules
+    that import the caller (the registry lists every resolver and hook), without an import statement's
+    cost in each call of a hot function. Their lists are still read at each call (tests may change them)."""
+    found = _MODULES.get(name)
+    if found is None:
+        found = _MODULES[name] = importlib.import_module(f"referee.engine.{name}")
+    return found
 
 
 class _Step:
@@ -48,12 +63,16 @@ class _Step:
         self.count = state.event_count
         self.plans: dict[Hashable, tuple[AttackContext, AttackPlan | IllegalActionError]] = {}
         self.declared: dict[Hashable, tuple[AttackContext, AttackPlan] | IllegalActionError] = {}
+        self.answers: dict[Hashable, Any] = {}
+        self.same: dict[int, tuple[Attack, tuple[AttackContext, AttackPlan] | IllegalActionError]] = {}
 
     def now(self) -> _Step:
         """These plans, emptied first if the fight has changed since they were made."""
         if self.count != self.state.event_count:
             self.plans.clear()
             self.declared.clear()
+            self.answers.clear()
+            self.same.clear()
             self.count = self.state.event_count
         return self
 
@@ -72,14 +91,40 @@ def _step_of(state: object) -> _Step | None:
 @contextmanager
 def stepping(state: FightState) -> Iterator[None]:
     """Plans asked for about `state` while the block runs may be reused (nested blocks keep the outer)."""
-    outer: _Step | None = getattr(_local, "step", None)
-    if outer is None:
-        _local.step = _Step(state)
+    began = begin_step(state)
     try:
         yield
     finally:
-        if outer is None:
-            _local.step = None
+        end_step(began)
+
+
+def begin_step(state: FightState) -> bool:
+    """Start reusing plans about `state` (:func:`stepping` without a context manager's cost, for the
+    fight's own loop); True when this call began the step, to hand to :func:`end_step`."""
+    if getattr(_local, "step", None) is not None:
+        return False  # nested: the outer step goes on
+    _local.step = _Step(state)
+    return True
+
+
+def end_step(began: bool) -> None:
+    if began:
+        _local.step = None
+
+
+def within_step(state: FightState, key: Hashable, answer: Callable[[], T]) -> T:
+    """`answer()`, worked out once per step for the same `key` while `state` is the fight being stepped
+    and unchanged (the tactics' default target, asked by several choices of one step); else each time."""
+    step = _step_of(state)
+    if step is None:
+        return answer()
+    found = step.answers.get(key, _MISSING)
+    if found is _MISSING:
+        found = step.answers[key] = answer()
+    return found  # type: ignore[no-any-return]
+
+
+_MISSING = object()
 
 
 def _key(ctx: AttackContext) -> Hashable:
@@ -103,32 +148,38 @@ def plan_attack(ctx: AttackContext) -> AttackPlan:
         try:
             answer: AttackPlan | IllegalActionError = plan_reads.recorded_plan(ctx)
         except IllegalActionError as exc:
-            answer = exc
+            answer = raised_afresh(exc)
         found = step.plans[key] = (ctx, answer)  # the context keeps its objects' ids theirs
     if isinstance(found[1], IllegalActionError):
-        raise found[1]
+        raise raised_afresh(found[1])
     return found[1]
 
 
 def planned(state: FightState, action: Attack) -> tuple[AttackContext, AttackPlan]:
     """The context and plan of a declared attack (``attack_context`` then :func:`plan_attack`), built once
     per step for the same declaration: the tactics' legality check and the resolver share them."""
-    from referee.engine.resolve import attack_context  # it imports this module
-
+    attack_context = late("resolve").attack_context  # it imports this module
     step = _step_of(state)
     if step is None:
         ctx = attack_context(state, action)
         return ctx, plan_attack(ctx)
-    found = step.declared.get(action)
-    if found is None:
-        try:
-            ctx = attack_context(state, action)
-            answer: tuple[AttackContext, AttackPlan] | IllegalActionError = (ctx, plan_attack(ctx))
-        except IllegalActionError as exc:
-            answer = exc
-        found = step.declared[action] = answer
+    same = step.same.get(id(action))  # the very action asked about before (the tactics' choice, resolved)
+    found: tuple[AttackContext, AttackPlan] | IllegalActionError
+    if same is not None and same[0] is action:
+        found = same[1]
+    else:
+        known = step.declared.get(action)
+        if known is None:
+            try:
+                ctx = attack_context(state, action)
+                known = (ctx, plan_attack(ctx))
+            except IllegalActionError as exc:
+                known = raised_afresh(exc)
+            step.declared[action] = known
+        step.same[id(action)] = (action, known)  # the action is kept: its id stays its own
+        found = known
     if isinstance(found, IllegalActionError):
-        raise found
+        raise raised_afresh(found)
     return found
 
 

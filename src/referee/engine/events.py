@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
@@ -95,7 +96,24 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_FIELDS = frozenset(f.name for f in dataclass_fields(Event))
+# every field in the dataclass's order, with its default (the three always given: None here)
+_TEMPLATE = {
+    f.name: None if f.name in {"type", "round", "data"} else f.default for f in dataclass_fields(Event)
+}
+
+
 def event(type: EventType, round: int, **fields: Any) -> Event:
-    """Build an event; `data` may be given as a plain dict."""
+    """Build an event; `data` may be given as a plain dict.
+
+    Built as the dataclass would build it (every field, defaults for those not given), without a frozen
+    dataclass's per-field ``object.__setattr__``: events are made many times each fight."""
     data = fields.pop("data", None)
-    return Event(type, round, data=MappingProxyType(dict(data or {})), **fields)
+    if not fields.keys() <= _FIELDS:
+        return Event(type, round, data=MappingProxyType(dict(data or {})), **fields)  # its own error
+    made = object.__new__(Event)
+    values = made.__dict__
+    values.update(_TEMPLATE)
+    values.update(fields)
+    values["type"], values["round"], values["data"] = type, round, MappingProxyType(dict(data or {}))
+    return made

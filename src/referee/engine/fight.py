@@ -41,9 +41,10 @@ class Fight:
     def push(self, events: Iterable[Event]) -> list[Event]:
         """Apply events (already resolved) and append them to the log."""
         added = list(events)
+        apply, log = self.state.apply, self.events.append
         for e in added:
-            self.state.apply(e)
-            self.events.append(e)
+            apply(e)
+            log(e)
         return added
 
     def undo(self, count: int = 1) -> list[Event]:
@@ -181,6 +182,10 @@ class Fight:
             allowed = self._may_act_now(action.actor)
             if not allowed:
                 raise IllegalActionError(f"it is {expected}'s turn, not {action.actor}'s")
+        return self._resolved(action, dice)
+
+    def _resolved(self, action: Action, dice: DiceSource) -> list[Event]:
+        """The events of an action in its turn (checked by the caller), applied; then maybe the end."""
         added = self.push(resolve(self.state, action, dice))
         added += self._maybe_end()
         return added
@@ -215,15 +220,13 @@ class Fight:
 
     def _maybe_end(self, round_over: bool = False) -> list[Event]:
         """The end of the fight, if it has come (rules/turns.py): one side left, none, or the round limit."""
-        if self.is_over():
-            return []
-        from referee.engine import tactics  # it imports the engine's state helpers
-
         state = self.state
+        if state.phase == "over":
+            return []
         found = turns.fight_end(
             state.sides_standing(), state.round, self.setup.max_rounds, round_over,
             pending=turns.simultaneous_actions_pending(state.may_act_though_down, state.acted),
-            fallen_to_finish=tactics.fallen_to_finish(state),
+            fallen_to_finish=caches.late("tactics").fallen_to_finish(state),  # it imports the state helpers
         )  # fmt: skip
         if found is None:
             return []
@@ -260,15 +263,22 @@ class Fight:
 
     def step(self, choose: Callable[[FightState, str], Action], dice: DiceSource) -> list[Event]:
         """Advance by one step, asking `choose` for any action needed."""
-        need = self.needs()
-        if need == "over":
+        state = self.state
+        if state.phase == "over":
             return []
-        if need == "action":
-            actor = self.next_actor()
-            assert actor is not None
-            with caches.stepping(self.state):  # the plan that `choose` checked is the one resolved
-                return self.take(need, dice, choose(self.state, actor))
-        return self.take(need, dice)
+        actor = state.next_actor() if self.events and state.phase == "rounds" else None
+        if actor is None or (not state.order and not state.free_round):
+            return self.take(self.needs(), dice)
+        # an action, of `actor` (in its turn: what act() checks); the plan that `choose` checked is the
+        # one resolved (engine/caches.py)
+        began = caches.begin_step(state)
+        try:
+            action = choose(state, actor)
+            if action.actor != actor:  # another's action: act() checks that it may be taken now
+                return self.take("action", dice, action)
+            return self._resolved(action, dice)
+        finally:
+            caches.end_step(began)
 
     def result(self) -> FightResult:
         return FightResult(
@@ -302,18 +312,17 @@ def run_fight(
     max_rounds: int | None = None,
 ) -> Fight:
     """Play a whole fight; `choose` decides each action (default: :func:`tactics.choose_action`)."""
-    from referee.engine import tactics
-
     if max_rounds is not None:
         from dataclasses import replace
 
         setup = replace(setup, max_rounds=max_rounds)
     fight = Fight(setup)
-    pick = choose or tactics.choose_action
+    pick = choose or caches.late("tactics").choose_action
     steps = 0
     limit = 10_000 + 1_000 * setup.max_rounds * max(1, len(setup.combatants))
-    while not fight.is_over():
-        fight.step(pick, dice)
+    step = fight.step
+    while fight.state.phase != "over":
+        step(pick, dice)
         steps += 1
         if steps > limit:  # a bug guard: a fight must end (round limit)
             raise RuntimeError("fight did not end")

@@ -9,7 +9,7 @@ from dataclasses import replace
 from referee.dice import DiceSource
 from referee.engine import tactics
 from referee.engine.actions import Action, Attack, Wait, situation_from_dict
-from referee.engine.caches import plan_attack, planned  # reused by the resolver
+from referee.engine.caches import late, plan_attack, planned  # the plans: reused by the resolver
 from referee.engine.events import Event
 from referee.engine.moves import Charge, Move, MoveAttack, charge_distance, declare_charge, moved_copy
 from referee.engine.odd_actions import CastSpell
@@ -92,18 +92,33 @@ def caster_keeps_casting(state: FightState, actor: str) -> Action | None:
     return CastSpell(actor, spell=str(going.data["spell"]), rounds=2, target=going.data.get("target"))
 
 
+NO_SITUATION = Situation()  # frozen: one for every attack declared without circumstances
+
+
 def tactic_situation(c: CombatantState) -> Situation:
-    tactic = c.spec.tactic
+    """The situation of the encounter file's `tactic` for `c` (none without a tactic), read once per sheet."""
+    spec = c.spec
+    tactic = spec.tactic
     if tactic is None:
-        return Situation()
-    return situation_from_dict(tactic.situation.model_dump(exclude_none=True), f"{c.name}'s tactic")
+        return NO_SITUATION
+    found = _TACTIC_SITUATIONS.get(id(spec))
+    if found is None or found[0] is not spec or found[1] is not tactic:
+        made = situation_from_dict(tactic.situation.model_dump(exclude_none=True), f"{c.name}'s tactic")
+        if len(_TACTIC_SITUATIONS) >= 1024:
+            _TACTIC_SITUATIONS.clear()
+        found = _TACTIC_SITUATIONS[id(spec)] = (spec, tactic, made)
+    return found[2]
+
+
+# id(sheet) -> (the sheet, its tactic, the tactic's situation): kept with the sheet so the id stays its own
+_TACTIC_SITUATIONS: dict[int, tuple[object, object, Situation]] = {}
 
 
 def standing_situation(state: FightState, c: CombatantState) -> Situation:
     """The tactic's situation in the rounds its tactic applies (all rounds without `rounds`), else none."""
     tactic = c.spec.tactic
     if tactic is None or (tactic.rounds is not None and state.round not in tactic.rounds):
-        return Situation()
+        return NO_SITUATION
     return tactic_situation(c)
 
 
@@ -190,15 +205,13 @@ def close_in(state: FightState, actor: str) -> Action | None:
     target = tactics.choose_target(state, actor)
     if target is None:
         return None
-    from referee.engine.routines import weapon_choices  # the whole routine first (ODD-ATK-3)
-
-    weapons = weapon_choices(c.spec)
+    weapons = late("routines").weapon_choices(c.spec)  # the whole routine first (ODD-ATK-3)
     if c.position is None and state[target].position is None:
         return _close_in_off_grid(state, c, target, weapons)
     if c.position is None or state[target].position is None:
         return None
     for weapon in weapons:
-        if _legal(state, Attack(actor, target=target, weapon=weapon, situation=tactic_situation(c))):
+        if _legal(state, tactics.default_attack(state, actor, target, weapon, tactic_situation(c))):
             return None  # the default choice attacks
     for weapon in weapons:
         closing = MoveAttack(actor, target=target, weapon=weapon, situation=tactic_situation(c))
@@ -216,7 +229,7 @@ def _close_in_off_grid(
     left to melee contact is at most half the rate, else a jog toward the enemy (off_grid_gap)."""
     situation = tactic_situation(c)
     for weapon in weapons:
-        if _legal(state, Attack(c.name, target=target, weapon=weapon, situation=situation)):
+        if _legal(state, tactics.default_attack(state, c.name, target, weapon, situation)):
             return None  # the default choice attacks
     room = off_grid_gap(state, c, state[target]) - MELEE_CONTACT
     if room <= 0:

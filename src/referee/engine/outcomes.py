@@ -36,6 +36,15 @@ PROBE_HP = 1000  # hit points of combatants the caller does not name (nobody fal
 # MF-FUMBLE-2) and the number of such attacks back (they count on the attacker's shield, ODD-AC-SHIELD).
 Outcome = tuple[int, int, int]
 
+# What one attack does, for the simulator's tables, beyond an Outcome: the shield deflections it spends on
+# its target and on the attacker (a free attack back), DAC-DEFL-3, and the armour events on its target
+# (HR-ARMDMG-1..4), each as (rule, sorted data items) so that the caller folds them into its own state, and
+# the subdual damage dealt to the target and to the attacker (pummelling, ODD-PUMMEL-2, GAP-SUBDUAL; a
+# free blow back, MF-FUMBLE-2).
+ArmourKey = tuple[tuple[str, tuple[tuple[str, object], ...]], ...]
+Effects = tuple[Outcome, int, int, ArmourKey, int, int]
+
+
 PLAIN_ATTACK_EVENTS = frozenset({EventType.ACTION, EventType.ATTACK, EventType.DAMAGE, EventType.DEFEAT})
 
 
@@ -48,12 +57,19 @@ def probe_state(
     hp: Mapping[str, int] | None = None,
     number: int = 1,
     earlier: Mapping[str, Sequence[str]] | None = None,
+    surprised: Sequence[str] | None = None,
+    deflections: Mapping[str, int] | None = None,
+    armour: Mapping[str, ArmourKey] | None = None,
 ) -> FightState:
     """Round `number` with the given hit points (others: :data:`PROBE_HP`), everyone in one slot, and
     `earlier[target]` having attacked `target` already this round (ODD-AC-SHIELD, GAP-SHIELD-ASSIGN).
 
     The set-up event is the engine's own (rolled with every die showing 1, its starting conditions
-    kept), with the hit points replaced; surprise is left out (the callers refuse it).
+    kept), with the hit points replaced. With `surprised` (a list, maybe empty) the state is the free
+    round of surprise instead (ODD-SURP-4: round 0, those named surprised, the others each in a slot of
+    their own, as the engine's surprise events leave it); else surprise is left out.
+    `deflections[target]`: shield deflections the target has spent this round (DAC-DEFL-3, on the last
+    earlier attack); `armour[name]`: the armour events it has taken (HR-ARMDMG-1..4).
     """
     from referee.engine.fight import Fight  # the fight module registers the rules on import
 
@@ -63,13 +79,85 @@ def probe_state(
     state = FightState.initial(setup)
     state.apply(replace(first, data=MappingProxyType({**first.data, "hp": chosen})))
     everyone = [[c.name for c in setup.combatants]]
-    state.apply(event(EventType.ROUND_START, 1, data={"order": everyone}))
+    if surprised is not None:
+        acting = [[c.name] for c in setup.combatants if c.name not in surprised]
+        state.apply(event(EventType.SURPRISE, 0, data={"surprised": list(surprised), "possible": True}))
+        state.apply(event(EventType.ROUND_START, 0, data={"free_round": True, "order": acting}))
+        number = 0
+    else:
+        state.apply(event(EventType.ROUND_START, 1, data={"order": everyone}))
     if number > 1:
         state.apply(event(EventType.ROUND_START, number, data={"order": everyone}))
+    for name, key in (armour or {}).items():
+        for e in armour_events(name, key):
+            state.apply(e)
+    spent = deflections or {}
     for target, attackers in (earlier or {}).items():
-        for name in attackers:
-            state.apply(event(EventType.ATTACK, number, actor=name, target=target))
+        for i, name in enumerate(attackers):
+            used = spent.get(target, 0) if i == len(attackers) - 1 else 0
+            data = {"deflection_used": used} if used else {}
+            state.apply(event(EventType.ATTACK, number, actor=name, target=target, data=data))
     return state
+
+
+def attack_effects(state: FightState, action: Attack, dice: DiceSource) -> Effects:
+    """Resolve the attack with the engine and read what it did as :data:`Effects`: an :data:`Outcome`,
+    the deflections spent (DAC-DEFL-3), the armour damage to the target (HR-ARMDMG-1..4) and the subdual
+    damage to it (GAP-SUBDUAL); anything else an Outcome cannot say is refused (:func:`read_outcome`),
+    armour or subdual damage to anyone else too."""
+    events = engine.resolve(state, action, dice)
+    armour = [e for e in events if e.type is EventType.ARMOUR]
+    if any(e.target != action.target for e in armour):
+        raise UnsupportedOutcome(
+            f"{action.actor}'s attack on {action.target} can damage {action.actor}'s own armour (a blow back)"
+        )
+    subdual = [e for e in events if e.type is EventType.DAMAGE and e.data.get("subdual")]
+    if any(e.target not in {action.target, action.actor} for e in subdual):
+        raise UnsupportedOutcome(
+            f"{action.actor}'s attack on {action.target} deals subdual damage to another"
+        )
+    apart = {id(e) for e in armour + subdual}
+    rest = [e for e in events if id(e) not in apart]
+    outcome = read_outcome(rest, action.actor, action.target)
+    spent = {action.target: 0, action.actor: 0}
+    for e in events:
+        if e.type is EventType.ATTACK and e.target in spent:
+            spent[e.target] += int(e.data.get("deflection_used", 0) or 0)
+    key = tuple((e.rule or "", tuple(sorted(e.data.items()))) for e in armour)
+    knocks = {action.target: 0, action.actor: 0}
+    for e in subdual:
+        knocks[str(e.target)] += int(e.damage or 0)
+    return (
+        outcome,
+        spent[action.target],
+        spent[action.actor],
+        key,
+        knocks[action.target],
+        knocks[action.actor],
+    )
+
+
+def armour_events(target: str, key: ArmourKey) -> list[Event]:
+    """The ARMOUR events an :data:`ArmourKey` stands for (to fold into a probe state)."""
+    return [event(EventType.ARMOUR, 0, target=target, rule=rule, data=dict(data)) for rule, data in key]
+
+
+def attack_effects_distribution(
+    state: FightState, action: Attack, limit: int = chance.DEFAULT_LIMIT
+) -> dict[Effects, Fraction]:
+    """The exact distribution of :func:`attack_effects` over every die the attack can ask for. An attack
+    routine (ODD-ATK-3) is :func:`routine_outcome_distribution` (its armour events are refused by
+    :func:`read_outcome`; the caller refuses a routine that spends deflections)."""
+    from referee.engine import routines
+
+    if routines.makes_routine(state, action):
+        found = routine_outcome_distribution(state, action, limit)
+        return {(outcome, 0, 0, (), 0, 0): p for outcome, p in found.items()}
+    return chance.distribution(
+        lambda dice: attack_effects(state, action, dice),
+        limit,
+        what=f"{action.actor}'s attack on {action.target}",
+    )
 
 
 def attack_outcome(state: FightState, action: Attack, dice: DiceSource) -> Outcome:

@@ -19,8 +19,8 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from referee.engine.state import Condition, FightState
-from referee.errors import IllegalActionError
+from referee.engine.state import CombatantState, Condition, FightState
+from referee.errors import IllegalActionError, raised_afresh
 from referee.rules.attack import AttackPlan
 from referee.rules.attack import plan_attack as _plan_attack
 from referee.rules.context import AttackContext
@@ -185,12 +185,30 @@ class _Path:
         self.asks = asks
         self.alive = alive  # the setup, specs and weapon whose ids are in the key: kept, so theirs
         self.by_answers: dict[tuple[Hashable, ...], AttackPlan | IllegalActionError] = {}
+        # the plain attributes of combatants asked (most questions): read straight, frozen the same way
+        self.plain = all(who is not None and not args and name not in _METHODS for who, name, args in asks)
 
     def answers(self, state: FightState) -> tuple[Hashable, ...] | None:
         try:
+            if self.plain:
+                people = state.combatants
+                return tuple(_freeze_plain(getattr(people[who], name)) for who, name, _ in self.asks)  # type: ignore[index]
             return tuple(_answer(state, who, name, args) for who, name, args in self.asks)
         except Exception:  # a question this fight cannot answer: this path is not the one taken here
             return None
+
+
+_METHODS = frozenset(name for name in dir(CombatantState) if callable(getattr(CombatantState, name, None)))
+
+
+def _freeze_plain(value: Any) -> Hashable:
+    """:func:`freeze` of an attribute's value, with the commonest kinds first."""
+    kind = value.__class__
+    if kind in _PLAIN:
+        return value  # type: ignore[no-any-return]
+    if kind is dict and not value:
+        return _EMPTY
+    return freeze(value)
 
 
 _kept: dict[Hashable, list[_Path]] = {}
@@ -228,7 +246,7 @@ def recorded_plan(
         found = path.by_answers.get(path.answers(state) or ())
         if found is not None:
             if isinstance(found, IllegalActionError):
-                raise found
+                raise raised_afresh(found)
             return found
     recorder = _Recorder(state)
     watched = replace(
@@ -238,14 +256,14 @@ def recorded_plan(
     try:
         result: AttackPlan | IllegalActionError = plan(watched)
     except IllegalActionError as exc:
-        result = exc
+        result = raised_afresh(exc)  # kept without the frames of the fight it was first raised in
     except Unkept:
         return plan(ctx)  # a read that cannot be compared: planned again on the fight itself, not kept
     if recorder.unkept:
         return plan(ctx)
     _keep(key, recorder.reads, result, (state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon))
     if isinstance(result, IllegalActionError):
-        raise result
+        raise raised_afresh(result)
     return result
 
 

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import replace
 from typing import Any
 
-from referee.checks import Modifier
+from referee.checks import Keep, Modifier
 from referee.dice import DiceSource, DiceTape
 from referee.engine import caches
 from referee.engine.actions import Action, Attack, Wait
-from referee.engine.caches import plan_attack  # the plan the tactics checked, when unchanged
+from referee.engine.caches import (
+    late,
+    plan_attack,  # the plan the tactics checked, when unchanged
+)
 from referee.engine.events import Event, EventType, event
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
-from referee.rules import attack_roll, decisive, hit_points, hooks, movement
+from referee.rules import attack_roll, decisive, hit_points, hooks, memo, movement
 from referee.rules.attack import AttackPlan, Effect
 from referee.rules.context import AttackContext, AttackForm
 from referee.rules.ruleset import Ruleset
@@ -36,12 +40,11 @@ scaled_dice = attack_roll.scaled_dice
 
 def resolve(state: FightState, action: Action, dice: DiceSource) -> list[Event]:
     """The events an action produces. Does not change `state` (the caller applies the events)."""
-    from referee.engine import registry
-
+    registry = late("registry")
     fn = registry.RESOLVERS.get(type(action))
     if fn is None:
         raise IllegalActionError(f"no rules resolve a {action.kind!r} action")
-    events = fn(state, action, dice)
+    events: list[Event] = fn(state, action, dice)
     for hook in registry.AFTER_ACTION:
         events += hook(state, action, events)
     return events
@@ -105,9 +108,7 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
             if weapon.is_ranged or (weapon.can_throw() and distance > weapon.reach)
             else AttackForm.MELEE
         )
-        from referee.engine import registry  # the form rules (ODD-UNARMED-2)
-
-        for pick in registry.FORM_RULES:
+        for pick in late("registry").FORM_RULES:  # the form rules (ODD-UNARMED-2)
             form = pick(attacker, weapon, form)
     if form is AttackForm.RANGED and not (weapon.is_ranged or weapon.can_throw()):
         raise IllegalActionError(f"{weapon.name} is not a missile weapon and cannot be thrown")
@@ -251,6 +252,90 @@ def damage_breakdown(plan: AttackPlan, how: str, mods: tuple[Modifier, ...]) -> 
     return text
 
 
+def attack_verdict(plan: AttackPlan, outcome: AttackOutcome, attack_dice: tuple[Any, ...]) -> str:
+    """The verdict the account gives: hit, miss, critical hit, fumble, or the miss chance's say."""
+    if outcome.critical:
+        return "critical hit"
+    if outcome.fumble:
+        return "fumble"
+    if outcome.missed_by_chance:
+        return f"miss ({miss_chance_text(plan, attack_dice)})"
+    if outcome.hit and plan.miss_chance and outcome.faces:  # the d100 is shown when the hit stands too
+        return f"{miss_chance_text(plan, attack_dice)}: the hit stands"
+    return "hit" if outcome.hit else "miss"
+
+
+def attack_text(ctx: AttackContext, plan: AttackPlan, faces: tuple[int, ...], verdict: str) -> str:
+    """The account of an attack roll: the check's breakdown, the verdict when it is more than hit or miss,
+    and why the roll was automatic or used two dice."""
+    shown = "" if verdict in {"hit", "miss"} else f" ({verdict})"
+    return plan.check.breakdown(faces) + shown + roll_reasons(ctx, plan)
+
+
+def attack_data(
+    plan: AttackPlan, outcome: AttackOutcome, ruleset: Ruleset, charge: bool, distance: int
+) -> dict[str, Any]:
+    """The data of an ATTACK event: the plan's weapon, form and armour class, and what the roll did."""
+    ac = plan.armour_class
+    faces = outcome.faces
+    return {
+        "weapon": plan.weapon, "form": plan.form.value, "natural": outcome.natural,
+        "critical": outcome.critical, "fumble": outcome.fumble,
+        "missed_by_chance": outcome.missed_by_chance,
+        "ac": ac.value, "ac_convention": ac.convention, "ac_kind": ac.kind,
+        "ac_breakdown": ac.breakdown(), "ac_components": [m.to_dict() for m in ac.components],
+        "automatic": plan.check.automatic, "keep": plan.check.keep.value,
+        "deflection_used": plan.deflection_used if faces or plan.check.automatic is not None else 0,
+        "charge": charge, "distance": distance,
+        "decisive": [d.to_dict() for d in caches.attack_decisive(plan, outcome, ruleset)],
+    }  # fmt: skip
+
+
+class _PlanAccount:
+    """The events of one plan's rolls, each worked out once: the plan is frozen, so an ATTACK event is a
+    pure function of it, the round, the dice and what they did, and the damage of a hit (its DAMAGE and
+    any DEFEAT event) also of the defender's hit points, subdual damage and status. Kept per plan in
+    :data:`_ACCOUNTS`; events are frozen, so one can stand in several fights' logs."""
+
+    __slots__ = ("attacks", "hits", "plan", "ruleset")
+
+    def __init__(self, plan: AttackPlan, ruleset: Ruleset) -> None:
+        self.plan, self.ruleset = plan, ruleset
+        self.attacks: dict[Hashable, Event] = {}
+        self.hits: dict[Hashable, tuple[Event, ...]] = {}
+
+
+# id(plan) -> its account (which keeps the plan, so that the id stays its own while the entry exists)
+_ACCOUNTS: dict[int, _PlanAccount] = {}
+_BUDGET = 20_000  # events kept in all accounts (about 1.5 kB each); then all are forgotten: at most ~30 MB
+_kept_events = 0
+
+
+def _account(plan: AttackPlan, ruleset: Ruleset) -> _PlanAccount | None:
+    """The plan's account, or None when the engine's caches are off (``REFEREE_ENGINE_CACHES=off``)."""
+    if not memo.ENABLED:
+        return None
+    found = _ACCOUNTS.get(id(plan))
+    if found is None or found.plan is not plan or found.ruleset is not ruleset:
+        found = _ACCOUNTS[id(plan)] = _PlanAccount(plan, ruleset)
+    return found
+
+
+def _keep(table: dict[Hashable, Any], key: Hashable, value: Any, count: int) -> None:
+    global _kept_events
+    if _kept_events >= _BUDGET:
+        forget_accounts()
+    _kept_events += count
+    table[key] = value
+
+
+def forget_accounts() -> None:
+    """Forget every kept event (tests; the budget spent)."""
+    global _kept_events
+    _ACCOUNTS.clear()
+    _kept_events = 0
+
+
 def attack_events(
     state: FightState,
     ctx: AttackContext,
@@ -264,66 +349,88 @@ def attack_events(
     out: list[Event] = []
     if action_data is not None:
         out.append(event(EventType.ACTION, r, actor=plan.attacker, target=plan.defender, data=action_data))
-    out += effect_events(state, plan, plan.on_attempt, r)
+    if plan.on_attempt:
+        out += effect_events(state, plan, plan.on_attempt, r)
     outcome = attack_roll.roll_attack(plan, tape)  # through the module: a house rule may replace it
-    faces = outcome.faces
     attack_dice = tape.take()
-    ac = plan.armour_class
-    verdict = "hit" if outcome.hit else "miss"
-    if outcome.critical:
-        verdict = "critical hit"
-    elif outcome.fumble:
-        verdict = "fumble"
-    elif outcome.missed_by_chance:
-        verdict = f"miss ({miss_chance_text(plan, attack_dice)})"
-    elif outcome.hit and plan.miss_chance and faces:  # the d100 is shown when the hit stands too
-        verdict = f"{miss_chance_text(plan, attack_dice)}: the hit stands"
-    out.append(
-        event(
-            EventType.ATTACK, r, actor=plan.attacker, target=plan.defender, dice=attack_dice,
-            modifiers=plan.check.modifiers,
-            total=(outcome.natural + plan.check.bonus) if faces else None,
-            target_number=plan.check.target, hit=outcome.hit,
-            text=plan.check.breakdown(faces) + ("" if verdict in {"hit", "miss"} else f" ({verdict})")
-            + roll_reasons(ctx, plan),
-            data={
-                "weapon": plan.weapon, "form": plan.form.value, "natural": outcome.natural,
-                "critical": outcome.critical, "fumble": outcome.fumble,
-                "missed_by_chance": outcome.missed_by_chance,
-                "ac": ac.value, "ac_convention": ac.convention, "ac_kind": ac.kind,
-                "ac_breakdown": ac.breakdown(), "ac_components": [m.to_dict() for m in ac.components],
-                "automatic": plan.check.automatic, "keep": plan.check.keep.value,
-                "deflection_used": plan.deflection_used if faces or plan.check.automatic is not None else 0,
-                "charge": ctx.charge, "distance": ctx.distance,
-                "decisive": [d.to_dict() for d in caches.attack_decisive(plan, outcome, state.setup.ruleset)],
-            },
-        )
-    )  # fmt: skip
+    ruleset = state.setup.ruleset
+    account = _account(plan, ruleset)
+    check = plan.check
+    if account is None or check.automatic is not None or check.keep is not Keep.ALL:  # the reasons read ctx
+        out.append(attack_event(ctx, plan, outcome, attack_dice, r))
+    else:
+        key = (r, attack_dice, outcome, ctx.charge, ctx.distance)
+        found = account.attacks.get(key)
+        if found is None:
+            found = attack_event(ctx, plan, outcome, attack_dice, r)
+            _keep(account.attacks, key, found, 1)
+        out.append(found)
     if outcome.hit and not plan.damage.none:
-        amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)
-        defender = state[plan.defender]
-        damage_dice, sub, ko = tape.take(), plan.damage.subdual, plan.damage.knockout
-        ruleset = state.setup.ruleset
-
-        def stands(n: int) -> bool:  # would n damage leave the defender as it was? (what decided a defeat)
-            return defeat_status(defender, damage_dealt(defender.hp, n, sub, ko), sub, ko, ruleset) is None
-
-        base = decisive.damage_base(plan, outcome.critical, damage_dice)
-        decided = decisive.damage_decisive(plan, base, mods, stands)
-        out += damage_events(
-            state, defender, amount, round_no=r, by=plan.attacker, subdual=plan.damage.subdual,
-            knockout=plan.damage.knockout, dice=damage_dice, modifiers=mods,
-            rule=attack_roll.damage_rule_id(plan, outcome),
-            text=f"{damage_breakdown(plan, how, mods)} = {amount}{' subdual' if plan.damage.subdual else ''} damage",
-            extra={"critical": outcome.critical, "decisive": [d.to_dict() for d in decided]},
-        )  # fmt: skip
-    if outcome.hit:
+        out += hit_damage_events(state, plan, outcome, tape, account)
+    if outcome.hit and plan.on_hit:
         out += effect_events(state, plan, plan.on_hit, r)
-    from referee.engine import registry  # the after-attack hooks (fumbles, garrottes, strays...)
-
-    for hook in registry.AFTER_ATTACK:
+    for hook in late("registry").AFTER_ATTACK:  # fumbles, garrottes, strays...
         out += hook(state, ctx, plan, outcome, dice)
     return out
+
+
+def attack_event(
+    ctx: AttackContext, plan: AttackPlan, outcome: AttackOutcome, attack_dice: tuple[Any, ...], round_no: int
+) -> Event:
+    """The ATTACK event of a rolled attack: its dice, modifiers, total against the target number, the
+    account and the data."""
+    check, faces = plan.check, outcome.faces
+    verdict = attack_verdict(plan, outcome, attack_dice)
+    return event(
+        EventType.ATTACK, round_no, actor=plan.attacker, target=plan.defender, dice=attack_dice,
+        modifiers=check.modifiers, total=(outcome.natural + check.bonus) if faces else None,
+        target_number=check.target, hit=outcome.hit, text=attack_text(ctx, plan, faces, verdict),
+        data=attack_data(plan, outcome, ctx.ruleset, ctx.charge, ctx.distance),
+    )  # fmt: skip
+
+
+def hit_damage_events(
+    state: FightState, plan: AttackPlan, outcome: AttackOutcome, tape: DiceTape, account: _PlanAccount | None
+) -> list[Event]:
+    """The damage of a hit (ODD-ATK-2): its DAMAGE event, with what decided a defeat, and any DEFEAT."""
+    amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)  # a house rule may replace it
+    defender = state[plan.defender]
+    damage_dice = tape.take()
+    if account is None:
+        return _hit_damage_events(state, plan, outcome, defender, damage_dice, amount, mods, how)
+    key = (state.round, damage_dice, amount, how, mods, outcome.critical, defender.hp, defender.subdual,
+           defender.status)  # fmt: skip
+    found = account.hits.get(key)
+    if found is None:
+        found = tuple(_hit_damage_events(state, plan, outcome, defender, damage_dice, amount, mods, how))
+        _keep(account.hits, key, found, len(found))
+    return list(found)
+
+
+def _hit_damage_events(
+    state: FightState,
+    plan: AttackPlan,
+    outcome: AttackOutcome,
+    defender: CombatantState,
+    damage_dice: tuple[Any, ...],
+    amount: int,
+    mods: tuple[Modifier, ...],
+    how: str,
+) -> list[Event]:
+    sub, ko = plan.damage.subdual, plan.damage.knockout
+    ruleset = state.setup.ruleset
+
+    def stands(n: int) -> bool:  # would n damage leave the defender as it was? (what decided a defeat)
+        return defeat_status(defender, damage_dealt(defender.hp, n, sub, ko), sub, ko, ruleset) is None
+
+    base = decisive.damage_base(plan, outcome.critical, damage_dice)
+    decided = decisive.damage_decisive(plan, base, mods, stands)
+    return damage_events(
+        state, defender, amount, round_no=state.round, by=plan.attacker, subdual=sub, knockout=ko,
+        dice=damage_dice, modifiers=mods, rule=attack_roll.damage_rule_id(plan, outcome),
+        text=f"{damage_breakdown(plan, how, mods)} = {amount}{' subdual' if sub else ''} damage",
+        extra={"critical": outcome.critical, "decisive": [d.to_dict() for d in decided]},
+    )  # fmt: skip
 
 
 def plan_declared_attack(state: FightState, action: Attack) -> tuple[AttackContext, AttackPlan]:
@@ -338,13 +445,13 @@ def plan_declared_attack(state: FightState, action: Attack) -> tuple[AttackConte
 def resolve_attack(state: FightState, action: Attack, dice: DiceSource) -> list[Event]:
     """ODD-ACT-ATK: a declared attack, maybe sent at another target first (MOD-COND-GRAPPLED-2).
     Several attacks in one action (a routine, ODD-ATK-3; extra attacks, ODD-ACT-MULTI): engine/routines.py."""
-    from referee.engine import registry, routines  # the retarget rules; attack routines
-
+    routines = late("routines")  # attack routines (it imports this module)
     if routines.makes_routine(state, action):
-        return routines.resolve_routine(state, action, dice)
+        several: list[Event] = routines.resolve_routine(state, action, dice)
+        return several
 
     before: list[Event] = []
-    for retarget in registry.RETARGET_RULES:
+    for retarget in late("registry").RETARGET_RULES:  # the retarget rules
         found = retarget(state, action, dice)
         if found is not None:
             flags = action.situation.flags | {"friendly"}  # the blow may land on a friend

@@ -46,14 +46,13 @@ class CombatantState:
     last_charge_round: int | None = None
     moved_this_round: int = 0
     closed: int = 0  # without grid positions: feet closed toward the enemy side so far (ODD-ACT-ATK)
+    # the sheet's name and side, read very often: plain attributes, set from the sheet
+    name: str = field(init=False, repr=False, compare=False)
+    side: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def side(self) -> str:
-        return self.spec.side
+    def __post_init__(self) -> None:
+        self.name = self.spec.name
+        self.side = self.spec.side
 
     def is_active(self) -> bool:
         return self.status == ACTIVE
@@ -112,14 +111,15 @@ class FightState:
             raise
 
     def active(self) -> list[CombatantState]:
-        return [c for c in self.combatants.values() if c.is_active()]
+        return [c for c in self.combatants.values() if c.status == ACTIVE]
 
     def living_enemies(self, name: str) -> list[CombatantState]:
         side = self[name].side
-        return [c for c in self.active() if c.side != side]
+        return [c for c in self.combatants.values() if c.status == ACTIVE and c.side != side]
 
     def sides_standing(self) -> list[str]:
-        return [s for s in self.setup.sides if any(c.side == s for c in self.active())]
+        standing = {c.side for c in self.combatants.values() if c.status == ACTIVE}
+        return [s for s in self.setup.sides if s in standing]
 
     def is_over(self) -> bool:
         return self.phase == "over"
@@ -127,7 +127,7 @@ class FightState:
     def ready_to_act(self, name: str) -> bool:
         """Active, and not surprised in a free round (ODD-SURP-4)."""
         c = self.combatants[name]
-        return c.is_active() and not (self.free_round and c.surprised)
+        return c.status == ACTIVE and not (self.free_round and c.surprised)
 
     def next_actor(self) -> str | None:
         """The combatant whose turn it is, or None when everyone in this round's order has acted
@@ -263,7 +263,8 @@ def _defeat(state: FightState, e: Event) -> None:
     assert e.target is not None
     c = state.combatants[e.target]
     c.status = str(e.data["status"])
-    if c.status == DEAD:  # a dead combatant's conditions end with it (assumption GAP-COND-DEATH, docs/rules.md)
+    # a dead combatant's conditions end with it (assumption GAP-COND-DEATH, docs/rules.md)
+    if c.status == DEAD:
         c.conditions.clear()
     if e.data.get("left"):  # fled, surrendered, removed (engine/table_actions.py): gone, not down
         return

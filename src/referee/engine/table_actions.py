@@ -301,17 +301,19 @@ def fold_join(state: FightState, e: Event) -> None:
     """The state side of a join (called by the fold for an event with ``data.joins``): the newcomers get
     their hit points and become part of the fight's setup, so every rule that looks them up finds them."""
     from referee.bestiary import expand_combatant
+    from referee.catalog.own import own_catalog_in
     from referee.files import resolve_combatant  # the file layer, only when someone joined
     from referee.model import CombatantSpec
     from referee.rules.options import ArmourClass
 
     joins = e.data["joins"]
     descending = state.setup.ruleset.armour_class is ArmourClass.DESCENDING
+    own = own_catalog_in(state.setup.source)  # the encounter's own catalog, as its file had it (issue 15)
     # `monster: ogre`, `stat_block:` and `ac: "6 [13]"` spelled out as the encounter file's are (issue 15)
     spec = CombatantSpec.model_validate(
-        expand_combatant(dict(joins["combatant"]), "add_combatant", descending)
+        expand_combatant(dict(joins["combatant"]), "add_combatant", descending, own.monsters if own else None)
     )
-    newcomers = resolve_combatant(spec, str(joins["side"]), "add_combatant")
+    newcomers = resolve_combatant(spec, str(joins["side"]), "add_combatant", own.catalog() if own else None)
     state.setup = replace(state.setup, combatants=(*state.setup.combatants, *newcomers))
     for c in newcomers:
         hp = int(joins["hp"][c.name])

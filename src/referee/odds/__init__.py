@@ -8,6 +8,8 @@
 - :mod:`referee.odds.plans` and :mod:`referee.odds.chain`: a whole small fight as a Markov chain
   (``docs/odds.md``), its attacks compiled from the engine's real resolution
   (:mod:`referee.engine.outcomes`), its initiative, target choice and end from :mod:`referee.rules`;
+- :mod:`referee.odds.whole`: a whole fight's odds: the chain, else (within a small budget) the exact walk
+  of the event engine itself (:mod:`referee.exact_engine`);
 - :mod:`referee.odds.dice`: the fast path for pure sums (icepool).
 
 Probabilities are :class:`fractions.Fraction` (floats for whole fights unless asked for exactly).
@@ -34,17 +36,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from referee.odds.chain import FLOAT_CUTOFF, MAX_CELLS, MAX_FIGHTERS, MAX_ORDERS, FightOdds, fight_odds
+    from referee.odds.chain import FLOAT_CUTOFF, MAX_CELLS, MAX_ORDERS, FightOdds
+    from referee.odds.whole import WALK_MAX_WORK, fight_odds
 
-_CHAIN = ("FLOAT_CUTOFF", "MAX_CELLS", "MAX_FIGHTERS", "MAX_ORDERS", "FightOdds", "fight_odds")
+_CHAIN = ("FLOAT_CUTOFF", "MAX_CELLS", "MAX_ORDERS", "FightOdds")
+_WHOLE = ("WALK_MAX_WORK", "fight_odds")
 
 
 def __getattr__(name: str) -> Any:
     # The whole-fight chain (and numpy) is imported on first use: one attack's odds need neither.
-    if name in _CHAIN:
-        from referee.odds import chain
+    if name in _CHAIN or name in _WHOLE:
+        from referee.odds import chain, whole
 
-        value = getattr(chain, name)
+        value = getattr(chain if name in _CHAIN else whole, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'referee.odds' has no attribute {name!r}")
@@ -54,8 +58,8 @@ __all__ = [
     "ENUMERATION_LIMIT",
     "FLOAT_CUTOFF",
     "MAX_CELLS",
-    "MAX_FIGHTERS",
     "MAX_ORDERS",
+    "WALK_MAX_WORK",
     "ActionOdds",
     "FightOdds",
     "OddsError",

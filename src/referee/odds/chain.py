@@ -11,6 +11,7 @@ carries, for each combatant whose attackers' odds depend on it, how many have at
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -31,8 +32,9 @@ from referee.rules.ruleset import Ruleset
 
 MAX_CELLS = 100_000  # the bound: states within a round, hit-point combinations × counts of attackers so far
 MAX_ORDERS = 100_000  # combinations of the units' initiative rolls enumerated for one round
-MAX_FIGHTERS = 4  # no longer a limit (MAX_CELLS is): the size tests/sim/cases.py picks agreement cases by
 FLOAT_CUTOFF = 1e-18  # in floating point, stop once less than this chance is still fighting
+CHAIN = "chain"  # FightOdds.path: the Markov chain over hit points answered
+WALK = "engine walk"  # ... the exact walk of the event engine (referee.exact_engine) answered
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class FightOdds:
     states: int  # hit-point combinations in the chain
     unresolved: Any = 0  # floats only: the mass still fighting when it fell under FLOAT_CUTOFF
     exact: bool = False
+    path: str = CHAIN  # what answered: the chain, or the engine's own walk (WALK) when the chain refused
+    refused: str = ""  # with WALK: why the chain refused
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +59,8 @@ class FightOdds:
             "rounds": {str(n): float(p) for n, p in sorted(self.rounds.items()) if p},
             "states": self.states,
             "unresolved": float(self.unresolved),
+            "path": self.path,
+            **({"chain_refused": self.refused} if self.refused else {}),
         }
 
 
@@ -110,8 +116,9 @@ class _Chain:
         return Fraction(0) if self.exact else 0.0
 
 
-def fight_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
-    """Exact odds of a small fight run by :func:`engine.fight.run_fight` with the default tactics.
+def chain_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
+    """Exact odds of a small fight run by :func:`engine.fight.run_fight` with the default tactics, from
+    the Markov chain (:func:`referee.odds.whole.fight_odds` falls back to the engine's walk).
 
     `exact=True` computes in Fractions (small fights); otherwise in double precision. Raises OddsError
     for fights beyond the model or the bound.
@@ -223,7 +230,7 @@ def _orders(chain: _Chain, active: frozenset[int], number: int) -> _Orders:
     units = initiative.initiative_units(ruleset, specs, setup.sides)
     members = initiative.members_of_units(ruleset, specs, setup.sides)
     per_unit = [_unit_rolls(chain, unit, [by_name[n] for n in members[unit]], number) for unit in units]
-    first_strike = number == 1 and ruleset.is_on("first_strike_reach_size")
+    first_strike = number == 1 and ruleset.first_strike_reach_size
     key = (active, first_strike, tuple(tuple((r.key, p) for r, p in rolls) for rolls in per_unit))
     if key not in chain.orders:
         combinations = int(np.prod([len(rolls) for rolls in per_unit], dtype=np.int64))
@@ -444,6 +451,6 @@ def _matmul_along(mass: Array, axis: int, matrix: Array) -> Array:
     if axis == mass.ndim - 1:
         last: Array = mass @ matrix.T
         return last
-    before = int(np.prod(shape[:axis], dtype=np.int64))
+    before = math.prod(shape[:axis])  # Python ints: np.prod costs more than the product here
     moved: Array = np.matmul(matrix, mass.reshape(before, shape[axis], -1))
     return moved.reshape(shape)

@@ -51,7 +51,11 @@ def roll_attack(plan: AttackPlan, dice: DiceSource) -> AttackOutcome:
     """The attack d20 (two under advantage, GAP-ADV), then any confirmation die (HR-CRIT-1 or
     HR-FUMBLE-1), then any miss-chance die (MF-VIS-5). An automatic result rolls nothing."""
     check = plan.check
-    faces = tuple(dice.roll(check.sides, "attack") for _ in range(check.dice_count))
+    count = check.dice_count
+    if count == 1:
+        faces: tuple[int, ...] = (dice.roll(check.sides, "attack"),)
+    else:
+        faces = tuple(dice.roll(check.sides, "attack") for _ in range(count))
     natural = check.natural_of(faces) if faces else 0
     hit = check.succeeds(natural)
     critical = fumble = False

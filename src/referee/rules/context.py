@@ -68,6 +68,19 @@ class Situation:
     def has(self, flag: str) -> bool:
         return flag in self.flags
 
+    def __hash__(self) -> int:
+        """The hash of the fields, worked out once: the engine keys each step's attacks by their situation."""
+        found: int | None = self.__dict__.get("_hash")
+        if found is None:
+            found = hash((self.distance, self.cover, self.concealment, self.modifiers, self.ac_modifiers,
+                          self.flags, self.rulings))  # fmt: skip
+            object.__setattr__(self, "_hash", found)
+        return found
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the kept hash (another process hashes strings otherwise)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     def with_rulings(self, known: Mapping[str, Situation]) -> Situation:
         """ODD-SIT-1: this situation with the named stored rulings merged in, in the order named.
 

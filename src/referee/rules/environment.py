@@ -124,12 +124,18 @@ def cover_allowed(ctx: AttackContext) -> None:
         raise IllegalActionError(
             f"{ctx.defender.name} is fully covered and cannot be attacked directly ({rule})"
         )
-    revealed = ctx.situation.has("detected") or ctx.situation.has("attacking")
-    revealed = revealed or ctx.defender.name in ctx.attacker.attackers_this_round  # it attacks: seen
-    if full_concealment_is_invisible(ctx) and not revealed:
+    if full_concealment_is_invisible(ctx) and not revealed(ctx):
         raise IllegalActionError(
             f"{ctx.defender.name} cannot be seen (100% concealment, MOD-FOG-1): attack it once detected (MOD-COND-INVIS-1)"
         )
+
+
+def revealed(ctx: AttackContext) -> bool:
+    """MOD-COND-INVIS-1: a target unseen in fog is revealed once detected, or while it attacks (flag
+    `attacking`, or it attacked this attacker this round). Asked only when it is unseen: the fight's
+    state is read only when it matters (the engine reuses a plan wherever its reads agree)."""
+    s = ctx.situation
+    return s.has("detected") or s.has("attacking") or ctx.defender.name in ctx.attacker.attackers_this_round
 
 
 # --- visibility miss chance (003's visibility) and invisible attackers ----------------------------------------

@@ -89,8 +89,9 @@ def roll_unit(
         return UnitRoll(unit, face, (face,))
     c = members[0]
     face = dice.roll(10, f"initiative {c.name}")
-    delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice))
-    return UnitRoll(unit, face, (face - sum(d[0] for d in delays), c.abilities.dexterity), delays)
+    delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice)) if DELAY_RULES else ()
+    delay = sum(d[0] for d in delays) if delays else 0
+    return UnitRoll(unit, face, (face - delay, c.abilities.dexterity), delays)
 
 
 def order_from_rolls(

@@ -89,7 +89,7 @@ def default_form(is_monster: bool, weapon: Weapon) -> AttackForm:
     weapon who punches or kicks is pummelling."""
     if weapon.is_ranged:
         return AttackForm.RANGED
-    if weapon == UNARMED and not is_monster:
+    if not is_monster and weapon.name == UNARMED.name and weapon == UNARMED:  # the name first: cheap
         return AttackForm.PUMMEL
     return AttackForm.MELEE
 

@@ -137,6 +137,12 @@ class Ruleset:
         for key, value in self.values.items():
             resolved[key] = option(key).member(value)
         object.__setattr__(self, "values", MappingProxyType(resolved))
+        for name, value in resolved.items():  # read as plain attributes: the engine asks very often
+            access = type(self).__dict__.get(name)
+            if isinstance(access, _Choice):
+                object.__setattr__(self, name, value)
+            elif isinstance(access, _Switch):
+                object.__setattr__(self, name, value is Toggle.ON)
 
     armour_class = _Choice(ArmourClass)
     ability_modifiers = _Choice(AbilityModifiers)

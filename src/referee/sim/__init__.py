@@ -10,7 +10,10 @@ The simulator never restates a rule. For an encounter it *compiles* lookup table
   tactics pick the weapon and the engine's real resolution is enumerated over every die it can ask
   for (:func:`referee.engine.outcomes.attack_outcome_distribution`, shared with the exact odds)
   (:mod:`referee.sim.attacks`);
-- defeat: :func:`hit_points.status_after_damage` over every reachable hit-point total.
+- defeat: :func:`hit_points.status_after_damage` over every reachable hit-point (and subdual) total;
+- the free round of surprise: :func:`surprise.roll_surprise` enumerated (:mod:`referee.sim.surprise`);
+- each attack per situation: the free round, round 1 where it differs, earlier attackers on the target,
+  the deflections it has spent (DAC-DEFL-3) and its armour state (HR-ARMDMG-1..4).
 
 The kernels (:mod:`referee.sim.kernel_numba`, :mod:`referee.sim.kernel_numpy`) then play whole
 batches of fights by looking up, drawing from, sorting and adding these tables. Encounters the tables

@@ -2,9 +2,10 @@
 
 Each table comes from a procedure in ``rules/`` (:mod:`referee.sim.procedures`) or from the engine's own
 resolution of an attack (:mod:`referee.sim.attacks`); the kernels only look things up, sample, sort
-and add. Starting conditions that last the whole fight are carried: the probe state the attacks are
+and add. The free round of surprise is a table of who is surprised (:mod:`referee.sim.surprise`)
+and attacks compiled in the free round. Starting conditions that last the whole fight are carried: the probe state the attacks are
 compiled from holds them (an attack that changes or lifts one is refused). Encounters the tables
-cannot express (surprise, positions, starting conditions that end during the fight, attacks that
+cannot express (positions, starting conditions that end during the fight, attacks that
 impose conditions or change armour, hooks that act at the start or end of a round, ...) raise
 :class:`Unsupported`, and the event engine plays them instead.
 """
@@ -27,7 +28,8 @@ from referee.files import Setup
 from referee.rules import hit_points
 from referee.rules.options import FinishFallen
 from referee.sim import first_strike, procedures
-from referee.sim.attacks import Outcome, attack_tables
+from referee.sim.attacks import SimOutcome, attack_tables
+from referee.sim.surprise import FreeRound, free_round_tables
 from referee.sim.tables import IntArray, Packed, Unsupported, offsets, to_table
 
 
@@ -45,11 +47,15 @@ class Compiled:
     init_index: IntArray  # (variant, unit) → table in `init`
     init_round: IntArray  # (max_rounds + 1,) → variant of that round
     hp: Packed  # hit points at set-up, one table per combatant
-    # (C, C, K): outcome table of (attacker, target, earlier attackers on the target), or -1 (waits)
+    # (C, C, K, U, W): in the rounds after the first (and round 1 unless first_plan_index says otherwise),
+    # outcome table of (attacker, target, earlier attackers on the target this round,
+    # deflections it spent this round, its armour state), or -1 (waits)
     plan_index: npt.NDArray[np.int32]
     dmg: Packed
     status_values: npt.NDArray[np.int8]  # code per hit-point total, per combatant
-    status_base: IntArray  # status of combatant i with h hit points: status_values[status_base[i] + h]
+    # status of combatant i with h hit points and s subdual: status_values[status_base[i] + h * S_i +
+    # min(s, S_i - 1)], S_i = sub_size[i] (1 where no subdual damage is dealt, GAP-SUBDUAL)
+    status_base: IntArray
     status_names: tuple[str, ...]  # code → status; code 0 is "active"
     target_key: npt.NDArray[np.int64]  # the tactics' preference, laid out as status_values (lowest chosen)
     may_act: npt.NDArray[np.bool_]  # (status code, struck down in its own slot) → acts (ODD-INIT-3)
@@ -58,12 +64,24 @@ class Compiled:
     exact: bool
     may_wait: bool  # some combatant cannot attack some enemy (the tactics wait)
     side_rows: tuple[tuple[int, int], ...]  # each side's combatants are rows lo..hi-1 (file order)
-    # each outcome: damage to the target, damage to the attacker, attacks back
+    # each outcome: damage to the target, damage to the attacker, attacks back, deflections the target and
+    # the attacker spent (DAC-DEFL-3), the target's armour state after it (-1: unchanged, HR-ARMDMG-1..4)
     out_target: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
     out_attacker: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
     out_back: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    out_spent: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    out_spent_back: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    out_wear: npt.NDArray[np.int32] = field(default_factory=lambda: np.full(1, -1, np.int32))
+    out_subdual: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    out_subdual_back: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    sub_size: IntArray = field(default_factory=lambda: np.ones(1, np.int64))
     hits_back: bool = False
     first_strike: npt.NDArray[np.bool_] | None = None  # (C, C): a moves before enemy b in round 1
+    free_round: FreeRound | None = None  # the surprise table (ODD-SURP-1..5), or None: no free round
+    # (target surprised 0/1, C, C, K, U, W): the free round's plans, laid out as plan_index
+    free_plan_index: npt.NDArray[np.int32] | None = None
+    # round 1's plans where they differ from the later rounds' (a scripted first action), else None
+    first_plan_index: npt.NDArray[np.int32] | None = None
 
     @property
     def first_round(self) -> npt.NDArray[np.bool_] | None:
@@ -111,8 +129,6 @@ def check_supported(setup: Setup) -> None:
         raise Unsupported(
             f"option finish_fallen = {setup.ruleset.finish_fallen} (foes strike the fallen, HR-HELPLESS-1)"
         )
-    if setup.surprise is not None and setup.surprise.possible and setup.surprise.sides:
-        raise Unsupported("surprise checks (ODD-SURP-1 to ODD-SURP-5)")
     for c in setup.combatants:
         if c.position is not None:
             raise Unsupported("grid positions (movement and distance change during the fight)")
@@ -148,23 +164,35 @@ def _side_rows(side_of: IntArray) -> tuple[tuple[int, int], ...]:
 
 
 def _status_tables(
-    setup: Setup, hp_tables: Packed, plan_index: npt.NDArray[np.int32], dists: list[dict[Outcome, Fraction]]
-) -> tuple[list[int], list[list[str]]]:
-    """Per combatant the lowest hit-point total tabulated and the status at each total from there."""
+    setup: Setup,
+    hp_tables: Packed,
+    plan_index: npt.NDArray[np.int32],
+    dists: list[dict[SimOutcome, Fraction]],
+) -> tuple[list[int], list[list[str]], list[int]]:
+    """Per combatant the lowest hit-point total tabulated, the status at each total (and subdual total)
+    from there, and how many subdual totals are tabulated (1: it takes no subdual damage)."""
     n = len(setup.combatants)
     max_damage = np.zeros(n, dtype=np.int64)  # the most one attack can take off each combatant
+    subdued = np.zeros(n, dtype=np.bool_)
     for a in range(n):
         for t in range(n):
-            for pid in set(plan_index[a, t].tolist()) - {-1}:
+            for pid in set(plan_index[:, a, t].ravel().tolist()) - {-1}:
                 max_damage[t] = max(max_damage[t], max(o[0] for o in dists[pid]))
                 max_damage[a] = max(max_damage[a], max(o[1] for o in dists[pid]))
-    lows, statuses = [], []
+                subdued[t] |= any(o[6] for o in dists[pid])
+                subdued[a] |= any(o[7] for o in dists[pid])
+    lows, statuses, sizes = [], [], []
     for i, c in enumerate(setup.combatants):
         values = hp_tables.table(i)
-        low, row = procedures.status_range(setup, c, int(values.min()), int(values.max()), int(max_damage[i]))
+        # subdual totals up to the most hit points it can have: more knocks it out all the same
+        size = int(values.max()) + 1 if subdued[i] else 1
+        low, row = procedures.status_range(
+            setup, c, int(values.min()), int(values.max()), int(max_damage[i]), size
+        )
         lows.append(low)
         statuses.append(row)
-    return lows, statuses
+        sizes.append(size)
+    return lows, statuses, sizes
 
 
 def _first_strike(setup: Setup) -> npt.NDArray[np.bool_] | None:
@@ -185,16 +213,21 @@ def compile_setup(setup: Setup) -> Compiled:
     enemy = side_of[:, None] != side_of[None, :]
     hp = Packed.of([to_table(procedures.hit_point_distribution(c)) for c in combatants])
     unit_of, group, init, init_index, init_round = procedures.initiative_tables(setup)
-    plan_index, dists = attack_tables(setup, enemy)
-    outcome_code: dict[Outcome, int] = {}
+    free = free_round_tables(setup)
+    if free is not None and len(combatants) > 62:
+        raise Unsupported("surprise with more than 62 combatants")
+    tables = attack_tables(setup, enemy, free.reachable() if free is not None else None)
+    plans, dists = tables.plans, tables.dists
+    plan_index = tables.later
+    outcome_code: dict[SimOutcome, int] = {}
     for dist in dists:
         for o in dist:
             outcome_code.setdefault(o, len(outcome_code))
     dmg = Packed.of([to_table({outcome_code[o]: p for o, p in dist.items()}) for dist in dists])
-    table_of = np.array(list(outcome_code), dtype=np.int32).reshape(-1, 3)
-    lows, statuses = _status_tables(setup, hp, plan_index, dists)
+    table_of = np.array(list(outcome_code), dtype=np.int32).reshape(-1, 8)
+    lows, statuses, sub_size = _status_tables(setup, hp, plans, dists)
     status_names = list(dict.fromkeys([hit_points.ACTIVE, *(s for row in statuses for s in row)]))
-    procedures.check_target_choice([c.name for c in combatants], lows, statuses)
+    procedures.check_target_choice([c.name for c in combatants], lows, statuses, sub_size)
     status_values = np.array([status_names.index(s) for row in statuses for s in row], dtype=np.int8)
     return Compiled(
         names=tuple(c.name for c in combatants),
@@ -210,18 +243,27 @@ def compile_setup(setup: Setup) -> Compiled:
         plan_index=plan_index,
         dmg=dmg,
         status_values=status_values,
-        status_base=offsets([len(row) for row in statuses]) - np.array(lows, dtype=np.int64),
+        status_base=offsets([len(row) for row in statuses]) - np.array(lows, dtype=np.int64) * sub_size,
         status_names=tuple(status_names),
-        target_key=procedures.target_keys(lows, statuses),
+        target_key=procedures.target_keys(lows, statuses, sub_size),
         may_act=procedures.may_act_table(status_names),
-        end_code=procedures.end_table(sides, setup.max_rounds),
+        end_code=procedures.end_table(sides, setup.max_rounds, free is not None),
         max_rounds=setup.max_rounds,
         exact=hp.exact and dmg.exact and init.exact,
-        may_wait=bool((plan_index[enemy] < 0).any()),
+        may_wait=bool((plans[:, enemy] < 0).any()),
         side_rows=side_rows,
         first_strike=_first_strike(setup),
         out_target=np.ascontiguousarray(table_of[:, 0]),
         out_attacker=np.ascontiguousarray(table_of[:, 1]),
         out_back=np.ascontiguousarray(table_of[:, 2]),
-        hits_back=bool(table_of[:, 1:].any()),
+        out_spent=np.ascontiguousarray(table_of[:, 3]),
+        out_spent_back=np.ascontiguousarray(table_of[:, 4]),
+        out_wear=np.ascontiguousarray(table_of[:, 5]),
+        out_subdual=np.ascontiguousarray(table_of[:, 6]),
+        out_subdual_back=np.ascontiguousarray(table_of[:, 7]),
+        sub_size=np.array(sub_size, dtype=np.int64),
+        hits_back=bool(table_of[:, 1:3].any() or table_of[:, 7].any()),
+        free_round=free,
+        free_plan_index=tables.free,
+        first_plan_index=tables.first,
     )

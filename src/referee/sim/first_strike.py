@@ -27,7 +27,7 @@ def moves_before(setup: Setup) -> npt.NDArray[np.bool_] | None:
     """(C, C): combatant a has first strike against enemy b (ODD-INIT-5), in the file's order; None when
     nobody has it or the ruleset turns it off."""
     everyone = list(setup.combatants)
-    if not setup.ruleset.is_on("first_strike_reach_size"):
+    if not setup.ruleset.first_strike_reach_size:
         return None
     pairs = np.array(
         [

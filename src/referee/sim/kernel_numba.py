@@ -6,6 +6,7 @@ that the two agree). Like it, it holds no rule: lookups, draws, a sort of keys, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from referee.sim.compile import Compiled
 from referee.sim.kernel_numpy import dead_code
 from referee.sim.result import Tally
+from referee.sim.tables import Packed, to_table
 
 NUMBA = "numba"  # the compiled kernel (needs the numba package)
 NUMPY = "numpy"  # the array kernel (the reference; used without numba or when asked for)
@@ -44,12 +46,25 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
     tally = Tally.empty(len(c.sides), c.count, c.max_rounds)
     tally.fights = n
     pairs = c.first_strike if c.first_strike is not None else np.zeros((c.count, c.count), np.bool_)
+    free = c.free_round
+    if free is None or c.free_plan_index is None:  # no free round: placeholders of the right types
+        surprise, played = Packed.of([to_table({0: Fraction(1)})]), np.zeros(1, np.bool_)
+        acts = caught = np.zeros((1, c.count), np.bool_)
+        free_plans = np.full((2, *c.plan_index.shape), -1, np.int32)
+    else:
+        surprise, played, acts, caught = free.table, free.played, free.acts, free.surprised
+        free_plans = c.free_plan_index
+    has_first_plans = c.first_plan_index is not None
+    first_plans = c.first_plan_index if c.first_plan_index is not None else c.plan_index
     tally.draws, tally.round_limit = play(
         int(rng.integers(0, 2**31 - 1)), n, c.side_of, c.unit_of, c.init.values, c.init.off, c.init.size,
         c.init_index, c.init_round, c.hp.values, c.hp.off, c.hp.size, c.plan_index, c.dmg.values,
         c.dmg.off, c.dmg.size, c.out_target, c.out_attacker, c.out_back, c.status_values, c.status_base,
         c.target_key, c.may_act, c.end_code, pairs, c.first_strike is not None, len(c.sides),
-        dead_code(c), tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
+        dead_code(c), free is not None, surprise.values, surprise.size[0], played, acts, caught, free_plans,
+        c.out_spent, c.out_spent_back, c.out_wear, c.out_subdual, c.out_subdual_back, c.sub_size,
+        has_first_plans, first_plans,
+        tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
 
@@ -60,16 +75,33 @@ def _play_fights(  # one loop nest, kept together for the compiler
     dmg_values: Any, dmg_off: Any, dmg_size: Any, out_target: Any, out_attacker: Any, out_back: Any,
     status_values: Any, status_base: Any, target_key: Any, may_act: Any, end_code: Any,
     pairs: Any, has_first: bool, sides: int, dead: int,
-    wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+    has_free: bool, free_codes: Any, free_size: int, free_played: Any, free_acts: Any, free_caught: Any,
+    free_plans: Any, out_spent: Any, out_spent_back: Any, out_wear: Any, out_subdual: Any,
+    out_subdual_back: Any, sub_size: Any,
+    has_first_plans: bool, first_plans: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
-    """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights)."""
+    """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights).
+
+    With `has_free`, each fight first draws who is surprised (ODD-SURP-1..5) and, if the draw gives a
+    free round, plays it as round 0: those acting each alone in a slot in file order, with the free
+    round's plans (the target surprised or not)."""
     np.random.seed(seed)
     count = side_of.size
     units = init_index.shape[1]
     k_top = plan_index.shape[2] - 1
+    u_top = plan_index.shape[3] - 1
+    wears = plan_index.shape[4] > 1
+    wear = np.zeros(count, np.int64)  # armour state (HR-ARMDMG-1..4)
+    spent = np.zeros(count, np.int64)  # deflections spent this round (DAC-DEFL-3)
+    sub = np.zeros(count, np.int64)  # subdual damage taken (GAP-SUBDUAL)
+    # flags: work skipped where these tables cannot need it
+    subdues = sub_size.max() > 1
+    counts_spent = u_top > 0
+    hits_back = out_back.max() > 0 or out_attacker.max() > 0 or out_subdual_back.max() > 0
     nobody = np.int64(1) << 62
     hp = np.zeros(count, np.int64)
     code = np.zeros(count, np.int64)
+    tkey = np.zeros(count, np.int64)  # each one's target key, kept with its status
     keys = np.zeros(count, np.int64)
     drawn = np.zeros(units, np.int64)
     order = np.zeros(count, np.int64)
@@ -83,26 +115,40 @@ def _play_fights(  # one loop nest, kept together for the compiler
     for _ in range(n):
         for j in range(count):
             hp[j] = hp_values[hp_off[j] + int(np.random.random() * hp_size[j])]
-            code[j] = status_values[status_base[j] + hp[j]]
+            at = status_base[j] + hp[j] * sub_size[j]
+            code[j] = status_values[at]
+            tkey[j] = target_key[at]
+            wear[j] = 0
+            sub[j] = 0
         round_no = 0
+        verdict_code = 0
+        if has_free:  # the surprise checks' outcome, from the rule's own table
+            verdict_code = free_codes[int(np.random.random() * free_size)]
+            if free_played[verdict_code]:
+                round_no = -1  # the free round is round 0
         while True:
             round_no += 1
-            variant = init_round[round_no]
-            for u in range(units):  # each unit's key rank, from its table for this round
-                t = init_index[variant, u]
-                drawn[u] = init_values[init_off[t] + int(np.random.random() * init_size[t])]
-            for j in range(count):
-                keys[j] = drawn[unit_of[j]] if code[j] == 0 else 0
-            for i in range(count):  # higher key first, equal keys in one slot, file order inside it
-                above = 0
-                before = 0
+            if round_no == 0:  # the free round: file order, one to a slot
+                for p in range(count):
+                    order[p] = p
+                    first[p] = p
+            else:
+                variant = init_round[round_no]
+                for u in range(units):  # each unit's key rank, from its table for this round
+                    t = init_index[variant, u]
+                    drawn[u] = init_values[init_off[t] + int(np.random.random() * init_size[t])]
                 for j in range(count):
-                    if keys[j] > keys[i]:
-                        above += 1
-                    elif keys[j] == keys[i] and j < i:
-                        before += 1
-                order[above + before] = i
-                first[above + before] = above
+                    keys[j] = drawn[unit_of[j]] if code[j] == 0 else 0
+                for i in range(count):  # higher key first, equal keys in one slot, file order inside it
+                    above = 0
+                    before = 0
+                    for j in range(count):
+                        if keys[j] > keys[i]:
+                            above += 1
+                        elif keys[j] == keys[i] and j < i:
+                            before += 1
+                    order[above + before] = i
+                    first[above + before] = above
             if round_no == 1 and has_first:  # ODD-INIT-5/6: first_strike.strike_first, one fight
                 for p in range(count):
                     walk[p] = order[p]
@@ -139,33 +185,60 @@ def _play_fights(  # one loop nest, kept together for the compiler
             for j in range(count):
                 received[j] = 0
                 downed[j] = -1
+                spent[j] = 0
             for p in range(count):
                 a = order[p]
                 if not may_act[code[a], 1 if downed[a] >= first[p] else 0]:
                     continue
+                if round_no == 0 and not free_acts[verdict_code, a]:
+                    continue  # surprised: no action in the free round (ODD-SURP-4)
                 target = -1
                 best = nobody
                 for j in range(count):  # the lowest target key among the enemies
-                    if side_of[j] != side_of[a]:
-                        key = target_key[status_base[j] + hp[j]]
-                        if key < best:
-                            best = key
-                            target = j
+                    if side_of[j] != side_of[a] and tkey[j] < best:
+                        best = tkey[j]
+                        target = j
                 if target < 0:
                     continue
-                plan = plan_index[a, target, min(received[target], k_top)]
+                k = min(received[target], k_top)
+                u = min(spent[target], u_top)
+                w = wear[target]
+                if round_no == 0:
+                    caught = 1 if free_caught[verdict_code, target] else 0
+                    plan = free_plans[caught, a, target, k, u, w]
+                elif round_no == 1 and has_first_plans:  # a scripted first action
+                    plan = first_plans[a, target, k, u, w]
+                else:
+                    plan = plan_index[a, target, k, u, w]
                 if plan < 0:
                     continue  # no legal attack: the tactics wait
                 received[target] += 1
                 outcome = dmg_values[dmg_off[plan] + int(np.random.random() * dmg_size[plan])]
                 hp[target] -= out_target[outcome]
-                code[target] = status_values[status_base[target] + hp[target]]
+                if subdues:
+                    sub[target] += out_subdual[outcome]
+                    at = status_base[target] + hp[target] * sub_size[target]
+                    at += min(sub[target], sub_size[target] - 1)
+                else:
+                    at = status_base[target] + hp[target]
+                code[target] = status_values[at]
+                tkey[target] = target_key[at]
                 if code[target] != 0 and downed[target] < 0:
                     downed[target] = p
+                if counts_spent:
+                    spent[target] += out_spent[outcome]
+                    spent[a] += out_spent_back[outcome]
+                if wears and out_wear[outcome] >= 0:
+                    wear[target] = out_wear[outcome]
+                if not hits_back:
+                    continue
                 received[a] += out_back[outcome]
-                if out_attacker[outcome] > 0:  # struck back by a free attack
+                if out_attacker[outcome] > 0 or out_subdual_back[outcome] > 0:  # struck back by a free attack
                     hp[a] -= out_attacker[outcome]
-                    code[a] = status_values[status_base[a] + hp[a]]
+                    sub[a] += out_subdual_back[outcome]
+                    at = status_base[a] + hp[a] * sub_size[a] + min(sub[a], sub_size[a] - 1)
+                    code[a] = status_values[at]
+                    tkey[a] = target_key[at]
                     if code[a] != 0 and downed[a] < 0:
                         downed[a] = p
             mask = 0

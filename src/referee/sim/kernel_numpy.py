@@ -33,6 +33,8 @@ class _Fights:
     hp: npt.NDArray[np.int32]
     code: npt.NDArray[np.int8]  # status code; 0 = active
     keyed: npt.NDArray[np.int64]  # the tactics' preference for each as a target (Compiled.target_key)
+    wear: npt.NDArray[np.int32]  # armour state (HR-ARMDMG-1..4): an index into the attacks' tables
+    sub: npt.NDArray[np.int32]  # subdual damage taken (GAP-SUBDUAL)
 
     @property
     def size(self) -> int:
@@ -42,6 +44,8 @@ class _Fights:
         self.hp = np.ascontiguousarray(self.hp[:, mask])
         self.code = np.ascontiguousarray(self.code[:, mask])
         self.keyed = np.ascontiguousarray(self.keyed[:, mask])
+        self.wear = np.ascontiguousarray(self.wear[:, mask])
+        self.sub = np.ascontiguousarray(self.sub[:, mask])
 
 
 def simulate_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally:
@@ -50,40 +54,72 @@ def simulate_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally:
     hp = np.empty((count, n), dtype=np.int32)
     for j in range(count):
         hp[j] = sample(c.hp, j, rng.random(n))
-    at = c.status_base[:, None] + hp
-    fights = _Fights(hp, c.status_values[at], c.target_key[at])
+    at = c.status_base[:, None] + hp * c.sub_size[:, None]
+    zeros = np.zeros((count, n), np.int32)
+    fights = _Fights(hp, c.status_values[at], c.target_key[at], zeros, zeros.copy())
     tally = Tally.empty(len(c.sides), count, c.max_rounds)
     tally.fights = n
-    bits = (np.int64(1) << np.arange(len(c.sides), dtype=np.int64))[:, None]
     round_no = 0
+    if c.free_round is not None:  # ODD-SURP-1..5: who is surprised, drawn from the rule's own table
+        free = c.free_round
+        verdict_code = sample(free.table, np.zeros(n, np.int64), rng.random(n))
+        _play_round(c, fights, rng, 0, (free.acts[verdict_code].T, free.surprised[verdict_code].T))
+        _finish(c, fights, tally, 0, free.played[verdict_code])
     while fights.size:
         round_no += 1
         _play_round(c, fights, rng, round_no)
-        active = fights.code == 0
-        standing = np.stack([active[lo:hi].any(axis=0) for lo, hi in c.side_rows])
-        verdict = c.end_code[round_no, (standing * bits).sum(axis=0)]  # turns.fight_end, tabulated
-        done = verdict >= 0
-        if done.any():
-            _count_finished(tally, c, fights.hp[:, done], fights.code[:, done], verdict[done], round_no)
-            fights.keep(~done)
+        _finish(c, fights, tally, round_no)
     return tally
 
 
-def _play_round(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no: int) -> None:
-    """One round: initiative, then everyone in order whose turn the tables allow attacks its target."""
+def _finish(
+    c: Compiled, fights: _Fights, tally: Tally, round_no: int, checked: npt.NDArray[np.bool_] | None = None
+) -> None:
+    """The end of round `round_no` (turns.fight_end, tabulated): count the fights that end, drop them.
+    `checked`: which fights played this round (the free round is not played in every fight)."""
+    bits = (np.int64(1) << np.arange(len(c.sides), dtype=np.int64))[:, None]
+    active = fights.code == 0
+    standing = np.stack([active[lo:hi].any(axis=0) for lo, hi in c.side_rows])
+    verdict = c.end_code[round_no, (standing * bits).sum(axis=0)]
+    done = verdict >= 0 if checked is None else (verdict >= 0) & checked
+    if done.any():
+        _count_finished(tally, c, fights.hp[:, done], fights.code[:, done], verdict[done], round_no)
+        fights.keep(~done)
+
+
+def _play_round(
+    c: Compiled, fights: _Fights, rng: np.random.Generator, round_no: int, free: tuple[Any, Any] | None = None
+) -> None:
+    """One round: initiative, then everyone in order whose turn the tables allow attacks its target.
+
+    `free`: the free round of surprise (ODD-SURP-4), per (combatant, fight) who acts and who is
+    surprised: each acting combatant alone in its slot, in file order, with the free round's plans."""
     count, m = c.count, fights.size
     flat_code = fights.code.reshape(-1)
-    actor_at, slot_first = _initiative(c, fights.code == 0, rng, round_no)
+    rows = np.arange(m, dtype=np.int32)
+    if free is None:
+        actor_at, slot_first = _initiative(c, fights.code == 0, rng, round_no)
+        first = c.first_plan_index if round_no == 1 else None  # a scripted first action
+        plans, caught = (first if first is not None else c.plan_index), None
+    else:
+        actor_at = slot_first = np.repeat(np.arange(count, dtype=np.int32)[:, None], m, axis=1)
+        assert c.free_plan_index is not None
+        plans, caught = c.free_plan_index, free[1].reshape(-1)
     received = np.zeros(count * m, dtype=np.int32)  # attacks on each combatant this round
     downed = np.full(count * m, -1, dtype=np.int32)  # position in the order at which it went down
-    rows = np.arange(m, dtype=np.int32)
     k_top = c.plan_index.shape[2] - 1
-    flat_plans = c.plan_index.reshape(-1)
+    u_count, w_count = c.plan_index.shape[3], c.plan_index.shape[4]
+    spent = np.zeros(count * m, dtype=np.int32) if u_count > 1 else None  # deflections (DAC-DEFL-3)
+    flat_wear = fights.wear.reshape(-1)
+    subdues = bool((c.sub_size > 1).any())  # some attack deals subdual damage (GAP-SUBDUAL)
+    flat_plans = plans.reshape(-1)
     for p in range(count):
         a = actor_at[p]
         at = a * m + rows
         down_in_slot = (downed[at] >= slot_first[p]).astype(np.intp)
         acts = c.may_act[flat_code[at], down_in_slot]  # ODD-INIT-3, from turns.next_actor
+        if free is not None:
+            acts &= free[0][p]  # the surprised do not act in the free round
         chosen = _preferred_target(c, fights.keyed).reshape(-1)[c.side_of[a] * m + rows]
         f = np.flatnonzero(acts & (chosen < NOBODY))
         if not f.size:
@@ -91,29 +127,54 @@ def _play_round(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no
         af, tf = a[f], (chosen[f] & 255).astype(np.int64)
         tt = tf * m + f
         pair = af * count + tf
+        if caught is not None:  # the free round's plans: the target surprised or not
+            pair = pair + caught[tt].astype(np.int64) * (count * count)
         # the plan may depend on how many attacked the target before this round (ODD-AC-SHIELD)
         earlier = np.minimum(received[tt], k_top) if k_top else 0
-        plan = flat_plans[pair * (k_top + 1) + earlier]
+        cell = pair * (k_top + 1) + earlier
+        # and on the deflections it has spent this round (DAC-DEFL-3)
+        cell = cell * u_count + (np.minimum(spent[tt], u_count - 1) if spent is not None else 0)
+        cell = cell * w_count + (flat_wear[tt] if w_count > 1 else 0)  # and on its armour (HR-ARMDMG-1)
+        plan = flat_plans[cell]
         if c.may_wait:  # no legal attack on that target: the tactics wait
             go = plan >= 0
             f, af, tf, tt, plan = f[go], af[go], tf[go], tt[go], plan[go]
         if k_top:
             received[tt] += 1
         outcome = sample(c.dmg, plan, rng.random(f.size))
-        _wound(c, fights, tt, tf, c.out_target[outcome], downed, p)
+        subdual = c.out_subdual[outcome] if subdues else None
+        _wound(c, fights, tt, tf, c.out_target[outcome], downed, p, subdual)
+        if w_count > 1:  # a critical damaged the target's armour or destroyed its shield
+            worn = c.out_wear[outcome]
+            changed = worn >= 0
+            flat_wear[tt[changed]] = worn[changed]
+        aa = af * m + f
+        if spent is not None:
+            spent[tt] += c.out_spent[outcome]
+            spent[aa] += c.out_spent_back[outcome]
         if c.hits_back:  # MF-FUMBLE-2: a fumble gives the target a free attack on the attacker
-            aa = af * m + f
             if k_top:
                 received[aa] += c.out_back[outcome]
-            struck = np.flatnonzero(c.out_attacker[outcome])
-            _wound(c, fights, aa[struck], af[struck], c.out_attacker[outcome[struck]], downed, p)
+            back = c.out_subdual_back[outcome] if subdues else np.zeros_like(outcome)
+            struck = np.flatnonzero(c.out_attacker[outcome] | back)
+            knocked = back[struck] if subdues else None
+            _wound(c, fights, aa[struck], af[struck], c.out_attacker[outcome[struck]], downed, p, knocked)
 
 
-def _wound(c: Compiled, fights: _Fights, spot: Any, who: Any, damage: Any, downed: Any, p: int) -> None:
-    """Take `damage` off the combatants at flat `spot` (combatant index `who`); look up their status."""
+def _wound(
+    c: Compiled, fights: _Fights, spot: Any, who: Any, damage: Any, downed: Any, p: int, subdual: Any = None
+) -> None:
+    """Take `damage` (and `subdual` damage) off the combatants at flat `spot` (combatant index `who`);
+    look up their status."""
     left = fights.hp.reshape(-1)[spot] - damage
     fights.hp.reshape(-1)[spot] = left
-    at = c.status_base[who] + left
+    size = c.sub_size[who]
+    at = c.status_base[who] + left * size
+    if subdual is not None or (size > 1).any():
+        flat_sub = fights.sub.reshape(-1)
+        if subdual is not None:
+            flat_sub[spot] += subdual
+        at = at + np.minimum(flat_sub[spot], size - 1)
     status = c.status_values[at]
     fights.code.reshape(-1)[spot] = status
     fights.keyed.reshape(-1)[spot] = c.target_key[at]

@@ -136,27 +136,34 @@ def initiative_tables(setup: Setup) -> tuple[IntArray, bool, Packed, IntArray, I
 
 
 def status_range(
-    setup: Setup, c: Combatant, hp_low: int, hp_high: int, max_damage: int
+    setup: Setup, c: Combatant, hp_low: int, hp_high: int, max_damage: int, subdual: int = 1
 ) -> tuple[int, list[str]]:
-    """`status_after_damage` for every hit-point total the fight can reach (two blows below the lowest)."""
+    """`status_after_damage` for every hit-point total the fight can reach (two blows below the lowest),
+    and with `subdual` > 1 for every subdual total 0 .. subdual - 1 at each (GAP-SUBDUAL; the last stands
+    for every total above it: hit points never rise in these fights), hit points major, subdual minor."""
     # Hit points before a blow are at least 1 (only standing combatants are chosen as targets); a
     # combatant struck down in its own slot still acts (ODD-INIT-3) and may be struck back once more.
     low = min(hp_low, 1) - 2 * max_damage
     statuses = [
-        hit_points.status_after_damage(hp, 0, c.is_monster, setup.ruleset) for hp in range(low, hp_high + 1)
+        hit_points.status_after_damage(hp, s, c.is_monster, setup.ruleset)
+        for hp in range(low, hp_high + 1)
+        for s in range(subdual)
     ]
     return low, statuses
 
 
-def target_keys(lows: list[int], statuses: list[list[str]]) -> npt.NDArray[np.int64]:
-    """Per combatant and hit-point total (the status table's layout), the default tactics' preference
-    as a number, lowest chosen (:func:`targeting.target_priority`; equal numbers go to the first in
-    the file): rank << 8 | file index while standing, else NOBODY. Subdual damage is never in play."""
+def target_keys(
+    lows: list[int], statuses: list[list[str]], subdual: Sequence[int] | None = None
+) -> npt.NDArray[np.int64]:
+    """Per combatant, hit-point total and subdual total (the status table's layout), the default tactics'
+    preference as a number, lowest chosen (:func:`targeting.target_priority`; equal numbers go to the
+    first in the file): rank << 8 | file index while standing, else NOBODY."""
     if len(lows) > 255:
         raise Unsupported("more than 255 combatants")
+    sizes = list(subdual) if subdual is not None else [1] * len(lows)
     owner = [i for i, row in enumerate(statuses) for _ in row]
     keys = [
-        targeting.target_priority(lows[i] + h, 0, i)
+        targeting.target_priority(lows[i] + h // sizes[i], h % sizes[i], i)
         for i, row in enumerate(statuses)
         for h in range(len(row))
     ]
@@ -167,10 +174,13 @@ def target_keys(lows: list[int], statuses: list[list[str]]) -> npt.NDArray[np.in
     return out
 
 
-def check_target_choice(names: Sequence[str], lows: list[int], statuses: list[list[str]]) -> None:
+def check_target_choice(
+    names: Sequence[str], lows: list[int], statuses: list[list[str]], subdual: Sequence[int] | None = None
+) -> None:
     """The kernels choose the lowest :func:`target_priority`; refuse if :func:`targeting.choose_target`
     chooses otherwise among some standing candidates (a house rule written there instead)."""
-    highs = [low + len(row) - 1 for low, row in zip(lows, statuses, strict=True)]
+    sizes = list(subdual) if subdual is not None else [1] * len(lows)
+    highs = [low + len(row) // size - 1 for low, row, size in zip(lows, statuses, sizes, strict=True)]
     for spread in range(4):  # everyone at 1, at their most, and two mixtures
         hp = [1 + ((i + spread) % 2) * (high - 1) if spread >= 2 else (1 if spread == 0 else high)
               for i, high in enumerate(highs)]  # fmt: skip
@@ -197,14 +207,15 @@ def _is_ready(status: str, name: str) -> bool:
     return status == hit_points.ACTIVE
 
 
-def end_table(sides: Sequence[str], max_rounds: int) -> IntArray:
+def end_table(sides: Sequence[str], max_rounds: int, free_round: bool = False) -> IntArray:
     """:func:`turns.fight_end` at the end of each round, per bitmask of the sides standing: -1 goes on,
-    s < S is side s's win, S: nobody wins with no side left, S + 1: nobody wins with sides left."""
+    s < S is side s's win, S: nobody wins with no side left, S + 1: nobody wins with sides left.
+    Row 0 is the free round of surprise (ODD-SURP-4), when there may be one."""
     count = len(sides)
     if count > MAX_SIDES:
         raise Unsupported(f"more than {MAX_SIDES} sides")
     table = np.full((max_rounds + 1, 1 << count), -1, dtype=np.int64)
-    for number in range(1, max_rounds + 1):
+    for number in range(0 if free_round else 1, max_rounds + 1):
         for mask in range(1 << count):
             standing = [s for i, s in enumerate(sides) if mask >> i & 1]
             end = turns.fight_end(standing, number, max_rounds, True)

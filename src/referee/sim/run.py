@@ -102,8 +102,9 @@ def simulate(
         check_engine_dice(setup.combatants, setup.max_rounds, n, setup.name)
     if on_path is not None:
         on_path(VECTORISED if compiled is not None else EVENT_ENGINE, reason)
-    kernel = kernel or default_kernel()
-    if kernel not in {NUMBA, NUMPY}:
+    # the event engine asked for no kernel: numba is not imported for it (that takes half a second)
+    kernel = kernel or ("" if compiled is None else default_kernel())
+    if kernel not in {NUMBA, NUMPY, ""}:
         raise IllegalActionError(f"unknown kernel {kernel!r}; kernels: {NUMBA}, {NUMPY}")
     if kernel == NUMBA and (numba_play() is None or compiled is None):
         kernel = NUMPY if compiled is not None else ""

@@ -21,11 +21,13 @@ requests on different encounters never wait for each other.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from referee.engine.events import Event, EventType
@@ -106,8 +108,69 @@ def clone_fight(fight: Fight) -> Fight:
         if name == "events":
             new.events = list(value)
         elif name != "setup":
-            setattr(new, name, copy.deepcopy(value, memo))
+            setattr(new, name, deep_copy(value, memo))
     return new
+
+
+# Values that are their own copy (what `copy.deepcopy` gives back unchanged).
+ATOMIC = (int, float, str, bool, type(None), bytes, complex, range, Enum)
+
+
+def deep_copy(value: Any, memo: dict[int, Any]) -> Any:
+    """``copy.deepcopy(value, memo)``, the same copy three times faster for what a fight's state is made of
+    (plain dataclasses, lists, dicts, sets, tuples and atomic values): a step copies the state once and the
+    dry run of the next step's dice once more, and deepcopy's general machinery was a tenth of a step. Any
+    other object (slots, its own ``__deepcopy__`` or pickling hooks) goes to ``copy.deepcopy``."""
+    if isinstance(value, ATOMIC):
+        return value
+    found = memo.get(id(value))
+    if found is not None:
+        return found
+    kind = type(value)
+    if kind is dict:
+        new_dict: dict[Any, Any] = {}
+        memo[id(value)] = new_dict
+        for key, item in value.items():
+            new_dict[deep_copy(key, memo)] = deep_copy(item, memo)
+        return new_dict
+    if kind is list:
+        new_list: list[Any] = []
+        memo[id(value)] = new_list
+        new_list.extend(deep_copy(item, memo) for item in value)
+        return new_list
+    if kind is tuple:
+        items = tuple(deep_copy(item, memo) for item in value)
+        same = all(a is b for a, b in zip(items, value, strict=True))
+        return value if same else memo.setdefault(id(value), items)
+    if kind is set:
+        return memo.setdefault(id(value), {deep_copy(item, memo) for item in value})
+    if _plain_object(kind):
+        new = object.__new__(kind)
+        memo[id(value)] = new
+        # as deepcopy restores an object's state (its __dict__, bypassing a frozen dataclass's __setattr__)
+        new.__dict__.update({name: deep_copy(item, memo) for name, item in vars(value).items()})
+        return new
+    return copy.deepcopy(value, memo)
+
+
+_PLAIN: dict[type, bool] = {}
+
+
+def _plain_object(kind: type) -> bool:
+    """A dataclass that deepcopy would copy field by field: a __dict__, no copy or pickling hooks of its own."""
+    found = _PLAIN.get(kind)
+    if found is None:
+        found = _PLAIN[kind] = (
+            dataclasses.is_dataclass(kind)
+            and "__dict__" in dir(kind)
+            and "__slots__" not in vars(kind)
+            and getattr(kind, "__deepcopy__", None) is None
+            and getattr(kind, "__setstate__", None) is None
+            and kind.__reduce_ex__ is object.__reduce_ex__
+            and kind.__reduce__ is object.__reduce__
+            and kind.__getstate__ is object.__getstate__
+        )
+    return found
 
 
 class Folds:

@@ -25,7 +25,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,9 @@ CREATE TABLE IF NOT EXISTS redo (
 # 2: browser sessions (round 1's files, version 1, have no `schema` key and are upgraded on open)
 SCHEMA_VERSION = 2
 OUR_TABLES = {"meta", "encounters", "events", "redo"}
+# A write checkpoints the WAL after this many (a few hundred pages: SQLite's own checkpoint, at 1000 pages in
+# the commit that reaches them, is then only the fallback).
+CHECKPOINT_EVERY = 64
 # A browser session lasts a week at most (a revoked or expired one is refused; log in again).
 SESSION_SECONDS = 7 * 24 * 3600
 
@@ -123,7 +126,8 @@ def new_token() -> str:
 
 
 class Store:
-    """All reads and writes of the tracker's SQLite file. Each call opens its own connection (thread-safe)."""
+    """All reads and writes of the tracker's SQLite file (thread-safe: each thread has its own connection,
+    opened on its first call and kept, because opening and closing one cost more than a step's queries)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -132,9 +136,13 @@ class Store:
         # of up to 100 ms while the write lock is held (the tail of every step under load); another process
         # on the same file still waits in the busy handler
         self._writing = threading.Lock()
+        self._local = threading.local()  # this thread's kept connection and the generation it was opened in
+        self._writes = 0  # this store's commits so far (every CHECKPOINT_EVERY-th one checkpoints the WAL)
+        self._generation = 0
         _check_path(self.path)
         try:
-            with self._connect() as db:
+            db = self._configured(self._open())  # its own: a file refused here leaves no kept connection
+            try:
                 _check_contents(db)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(SCHEMA)
@@ -144,25 +152,55 @@ class Store:
                 # a real write: a read-only file or folder is refused now, not at the first step
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 db.execute("COMMIT")
+            finally:
+                db.close()
         except sqlite3.Error as exc:
             raise DatabaseUnusableError(f"cannot use {self.path} as the tracker's database: {exc}") from None
-        # One idle connection held open for the store's life: otherwise every call's connection is the last
-        # one to close, and SQLite then checkpoints the whole WAL into the file (and syncs it) on each close.
-        # The WAL is still checkpointed as it grows (SQLite's automatic checkpoint).
+        # One idle connection held open for the store's life: otherwise a connection closed when its thread
+        # ends may be the last one, and SQLite then checkpoints the whole WAL into the file (and syncs it) on
+        # the close. The WAL is checkpointed as it grows instead (every CHECKPOINT_EVERY writes, :meth:`_write`).
         self._keeper = self._open()
 
     def _open(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30, isolation_level=None)
 
+    def reconnect(self) -> None:
+        """Let every thread open a fresh connection at its next call (e.g. once the file's permissions or
+        limits changed): a kept connection is closed by its own thread, which alone may use it."""
+        self._generation += 1
+
+    def _kept(self) -> sqlite3.Connection:
+        local = self._local
+        db: sqlite3.Connection | None = getattr(local, "db", None)
+        if db is None or local.generation != self._generation:
+            if db is not None:
+                local.db = None
+                db.close()
+            db = self._configured(self._open())
+            local.db, local.generation = db, self._generation
+        return db
+
+    @staticmethod
+    def _configured(db: sqlite3.Connection) -> sqlite3.Connection:
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA synchronous=FULL")  # a SIGKILL right after a 200 must not lose the step
+        return db
+
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = self._open()
+        """This thread's kept connection, outside any transaction. After a failure of SQLite's (disk full,
+        I/O error) it is closed, so that the next call starts on a fresh one."""
+        db = self._kept()
+        if db.in_transaction:  # called inside another call's transaction (none is): a connection of its own
+            with closing(self._configured(self._open())) as own:
+                yield own
+            return
         try:
-            db.execute("PRAGMA foreign_keys=ON")
-            db.execute("PRAGMA synchronous=FULL")  # a SIGKILL right after a 200 must not lose the step
             yield db
-        finally:
+        except sqlite3.Error:
+            self._local.db = None
             db.close()
+            raise
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -173,20 +211,31 @@ class Store:
             try:
                 yield db
             finally:
-                db.execute("COMMIT")
+                if db.in_transaction:
+                    db.execute("COMMIT")
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One transaction that takes the write lock first, so version checks and writes are atomic."""
-        with self._connect() as db, self._writing:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                if db.in_transaction:  # SQLite already rolled back after e.g. "database or disk is full"
-                    db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+        with self._connect() as db:
+            with self._writing:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    if db.in_transaction:  # SQLite already rolled back after e.g. "database or disk is full"
+                        db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+                self._writes += 1
+                due = self._writes % CHECKPOINT_EVERY == 0
+            if due:
+                # Copy the WAL's committed pages into the file now, with the write lock released: left to
+                # SQLite, the commit that fills the WAL to 1000 pages does it, and every other writer waits
+                # behind that checkpoint (the slowest steps under load). A passive checkpoint waits for
+                # nobody and nobody waits for it; each commit is already on disk in the WAL (synchronous=FULL)
+                # whether or not it has been copied yet.
+                _checkpoint(db)
 
     # --- server ------------------------------------------------------------------------------------
 
@@ -286,9 +335,10 @@ class Store:
     ) -> EncounterRow:
         """Add one step's events on top of `version` (and `revision`, if given); a new step clears the redo
         stack. The setup never changes after creation: what a step decides is in its events."""
+        rows = _event_rows(encounter_id, version, [(version, e) for e in events])  # before the write lock
         with self._write() as db:
             _check_seen(db, encounter_id, version, revision)
-            _insert_events(db, encounter_id, version, [(version, e) for e in events])
+            db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", rows)
             db.execute("DELETE FROM redo WHERE encounter=?", (encounter_id,))
             return _touch(db, encounter_id)
 
@@ -323,6 +373,13 @@ class Store:
             )
             db.execute("DELETE FROM redo WHERE encounter=? AND grp=?", (encounter_id, grp))
             return _touch(db, encounter_id)
+
+
+def _checkpoint(db: sqlite3.Connection) -> None:
+    """A passive checkpoint of the WAL; one that cannot run now (another is running) is simply skipped: the
+    write before it is committed, and the next checkpoint copies its pages."""
+    with suppress(sqlite3.OperationalError):
+        db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
 
 def _digest(value: str) -> str:
@@ -360,18 +417,24 @@ def _check_contents(db: sqlite3.Connection) -> None:
         )
 
 
+# The version is the number of events; the log's lines are always 0 .. version-1 with no gap (a step
+# appends at the version, an undo cuts a tail, a redo puts back the tail it cut), so it is the last line + 1,
+# which the primary key's index gives at once where a COUNT would walk the whole log of the encounter.
+VERSION_OF = "(SELECT COALESCE(MAX(seq), -1) + 1 FROM events WHERE encounter = encounters.id)"
+ROW = (
+    "SELECT id, name, setup, referee_token, player_token, revision, created, updated, "
+    f"{VERSION_OF}, (SELECT COUNT(DISTINCT grp) FROM redo WHERE encounter = encounters.id) "
+    "FROM encounters WHERE id=?"
+)
+HEAD = f"SELECT {VERSION_OF}, revision FROM encounters WHERE id=?"
+
+
 def _row(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
-    found = db.execute(
-        "SELECT id, name, setup, referee_token, player_token, revision, created, updated FROM encounters WHERE id=?",
-        (encounter_id,),
-    ).fetchone()
+    """The encounter's row with its version and redo groups, in one query."""
+    found = db.execute(ROW, (encounter_id,)).fetchone()
     if found is None:
         raise UnknownEncounterError(f"no encounter {encounter_id!r}")
-    version = db.execute("SELECT COUNT(*) FROM events WHERE encounter=?", (encounter_id,)).fetchone()[0]
-    groups = db.execute("SELECT COUNT(DISTINCT grp) FROM redo WHERE encounter=?", (encounter_id,)).fetchone()[
-        0
-    ]
-    i, name, setup, ref, player, revision, created, updated = found
+    i, name, setup, ref, player, revision, created, updated, version, groups = found
     return EncounterRow(i, name, json.loads(setup), ref, player, version, revision, groups, created, updated)
 
 
@@ -381,7 +444,13 @@ def _events(db: sqlite3.Connection, encounter_id: str) -> list[StoredEvent]:
 
 
 def _check_seen(db: sqlite3.Connection, encounter_id: str, version: int, revision: int | None) -> None:
-    check_seen(_row(db, encounter_id), version, revision)
+    """The write's own check, in its transaction: only the version and revision are read (no setup)."""
+    found = db.execute(HEAD, (encounter_id,)).fetchone()
+    if found is None:
+        raise UnknownEncounterError(f"no encounter {encounter_id!r}")
+    check_version(version, found[0])
+    if revision is not None and revision != found[1]:
+        check_seen(_row(db, encounter_id), version, revision)  # the refusal names the row's numbers
 
 
 def check_version(given: int, current: int) -> None:
@@ -409,10 +478,14 @@ def check_seen(row: EncounterRow, version: int, revision: int | None) -> None:
 def _insert_events(
     db: sqlite3.Connection, encounter_id: str, start: int, events: Sequence[tuple[int, Event]]
 ) -> None:
-    db.executemany(
-        "INSERT INTO events VALUES (?, ?, ?, ?)",
-        [(encounter_id, start + i, step, json.dumps(e.to_dict())) for i, (step, e) in enumerate(events)],
-    )
+    db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", _event_rows(encounter_id, start, events))
+
+
+def _event_rows(
+    encounter_id: str, start: int, events: Sequence[tuple[int, Event]]
+) -> list[tuple[str, int, int, str]]:
+    """The rows of the events table for (step, event) pairs stored from line `start` on."""
+    return [(encounter_id, start + i, step, json.dumps(e.to_dict())) for i, (step, e) in enumerate(events)]
 
 
 def _touch(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
@@ -423,5 +496,5 @@ def _touch(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
 
 
 def as_stored(e: Event) -> Event:
-    """The event as the store gives it back (through JSON, as :func:`_insert_events` writes it)."""
+    """The event as the store gives it back (through JSON, as :func:`_event_rows` writes it)."""
     return Event.from_dict(json.loads(json.dumps(e.to_dict())))

@@ -292,6 +292,8 @@ class _DiceRecorder:
 def dice_asked(fight: Fight, step: str, action: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The dice a step will ask for, in order, from a dry run on a copy (every die at its highest face, so an
     attack shows its damage dice too). Nothing is stored; a step that cannot be taken asks for nothing."""
+    if step not in STEPS or (step == "action" and action is None):
+        return []  # `take` refuses it at once: no copy of the fight to find that out (most answers)
     copy = clone_fight(fight)
     recorder = _DiceRecorder()
     try:

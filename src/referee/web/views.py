@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import MISSING, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from referee.catalog.own import own_monster_names
 from referee.engine import table_actions, tactics
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
@@ -27,8 +30,11 @@ from referee.model import UNARMED
 from referee.rules.conditions import CONDITION_TABLE
 from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackContext, AttackForm, Situation
 from referee.rules.turns import winner_text
-from referee.vocabulary import CONDITIONS
+from referee.vocabulary import CONDITIONS, PAIRED
 from referee.web.store import EncounterRow, StoredEvent
+
+if TYPE_CHECKING:
+    from referee.rules.armour_class import ArmourClass
 
 HEALTH_WORDS = ("unhurt", "wounded", "badly wounded", "down")
 # A change's answer carries the last LOG_PAGE lines of the log (and the lines it added), not the whole log:
@@ -62,19 +68,87 @@ def display_ac(state: FightState, c: CombatantState) -> int | None:
 
 def ac_and_why(state: FightState, c: CombatantState) -> tuple[int | None, str]:
     """That AC and its breakdown (every component with its rule), so a change mid-round is explained."""
+    found = _armour_class(state, c)
+    return (None, "") if found is None else (found.value, found.breakdown())
+
+
+def _armour_class(state: FightState, c: CombatantState) -> ArmourClass | None:
     from referee.rules.armour_class import armour_class
 
     enemy = next((o for o in state.combatants.values() if o.side != c.side), None)
     if enemy is None:
-        return None, ""
+        return None
     ctx = AttackContext(
         state, enemy, c, UNARMED, AttackForm.MELEE, Situation(), distance=state.setup.distance
     )
     try:
-        found = armour_class(ctx)
+        return armour_class(ctx)
     except (RefereeError, LookupError, ValueError, TypeError):
-        return None, ""
-    return found.value, found.breakdown()
+        return None
+
+
+def ac_change(fight: Fight, name: str, now: ArmourClass | None) -> dict[str, Any] | None:
+    """How a combatant's AC now (`now`) differs from its AC at the start of the fight (the one on its sheet),
+    and what changed it: `{"was": 13, "why": ["-4 charging this round [ODD-CHARGE-4]", ...], "text": ...}`, or
+    None when it is the same. The reasons are the components that differ (each with its rule: ODD-CHARGE-4,
+    ODD-AC-SHIELD, MOD-COND-…) and the armour events of the log about it (a shield destroyed, HR-ARMDMG-1..4)."""
+    was = _starting_armour_classes(fight).get(name)
+    if was is None or now is None or was.value == now.value:
+        return None
+    why = _ac_differences(was, now)
+    if fight.setup.ruleset.armour_damage:  # armour events exist only then (HR-ARMDMG-1..5): no scan without
+        why += [
+            f"{e.text} [{e.rule}]" if e.rule else e.text
+            for e in fight.events
+            if e.type == EventType.ARMOUR and e.target == name and e.text
+        ]
+    return {"was": was.value, "why": why, "text": f"was {was.value}: " + "; ".join(why)}
+
+
+def ac_changes(fight: Fight) -> dict[str, dict[str, Any]]:
+    """:func:`ac_change` of every combatant whose AC changed."""
+    out = {}
+    for name, c in fight.state.combatants.items():
+        found = ac_change(fight, name, _armour_class(fight.state, c))
+        if found is not None:
+            out[name] = found
+    return out
+
+
+# The ACs of a setup's combatants before any event, kept for the last few setups (a kept fold's setup is the
+# same object from request to request): they depend on the setup alone.
+_STARTING: OrderedDict[int, tuple[object, dict[str, ArmourClass | None]]] = OrderedDict()
+_STARTING_KEPT = 64
+_STARTING_LOCK = threading.Lock()  # requests run in a thread pool
+
+
+def _starting_armour_classes(fight: Fight) -> dict[str, ArmourClass | None]:
+    key = id(fight.setup)
+    with _STARTING_LOCK:
+        kept = _STARTING.get(key)
+        if kept is not None and kept[0] is fight.setup:
+            _STARTING.move_to_end(key)
+            return kept[1]
+    start = Fight(fight.setup).state  # no events: every AC as the encounter file gives it
+    found = {name: _armour_class(start, c) for name, c in start.combatants.items()}
+    with _STARTING_LOCK:
+        _STARTING[key] = (fight.setup, found)  # the setup is held, so its id is not reused while kept
+        while len(_STARTING) > _STARTING_KEPT:
+            _STARTING.popitem(last=False)
+    return found
+
+
+def _ac_differences(was: ArmourClass, now: ArmourClass) -> list[str]:
+    """The components of `now` that `was` did not have (or had at another value), then those it lost."""
+    old = {(m.reason, m.rule): m.value for m in was.components}
+    new = {(m.reason, m.rule): m.value for m in now.components}
+    gained = [
+        f"{v:+d} {reason} [{rule}]" for (reason, rule), v in new.items() if old.get((reason, rule)) != v
+    ]
+    lost = [
+        f"lost {v:+d} {reason} [{rule}]" for (reason, rule), v in old.items() if (reason, rule) not in new
+    ]
+    return gained + lost
 
 
 def conditions(state: FightState, c: CombatantState) -> list[dict[str, Any]]:
@@ -105,10 +179,21 @@ def hidden_names(fight: Fight, tabled: Sequence[Event] | None = None) -> set[str
     return {n for n, c in fight.state.combatants.items() if toggled.get(n, c.spec.hidden)}
 
 
+# Conditions that tie two combatants together: a grapple may be put on by hand with the other grappler
+# (`by`, MOD-COND-GRAPPLED-2); a garrotte arises only from an attack (engine/conditions.resolve_apply).
+NEEDS_PARTNER = {"grappled": "by", "grappling": "by", "garrotted": "attack", "garrotting": "attack"}
+
+
 def condition_choices() -> list[dict[str, Any]]:
-    """Every condition of the vocabulary for the picker: name, meaning and rule."""
+    """Every condition of the vocabulary for the picker: name, meaning, rule, and `partner`: "by" (put on
+    with the other combatant it ties), "attack" (arises from an attack only) or None."""
     return [
-        {"name": name, "meaning": meaning, "rule": row.rule if (row := CONDITION_TABLE.get(name)) else None}
+        {
+            "name": name,
+            "meaning": meaning,
+            "rule": row.rule if (row := CONDITION_TABLE.get(name)) else None,
+            "partner": NEEDS_PARTNER.get(name) if name in PAIRED else None,
+        }
         for name, meaning in sorted(CONDITIONS.items())
     ]
 
@@ -204,9 +289,13 @@ def referee_view(
                 "hp": c.hp,
                 "max_hp": c.max_hp,
                 "subdual": c.subdual,
+                # what Begin gives it: its fixed hit points, or the dice it rolls ("30", "rolls 4d8+1")
+                "hp_at_begin": _hp_at_begin(c),
                 "status": c.status,
-                "ac": (ac := ac_and_why(state, c))[0],
-                "ac_why": ac[1],
+                "ac": None if (found := _armour_class(state, c)) is None else found.value,
+                "ac_why": "" if found is None else found.breakdown(),
+                # AC not as on the sheet: was, why (said beside it on the page)
+                "ac_change": ac_change(fight, c.name, found),
                 "conditions": conditions(state, c),
                 "weapons": [w.name for w in c.spec.weapons],
                 "acted": c.name in state.acted,
@@ -230,6 +319,7 @@ def referee_view(
         "current": current,
         "order": [list(slot) for slot in state.order],
         "sides": list(fight.setup.sides),
+        "own_monsters": own_monster_names(fight.setup.source),  # the encounter's catalog (issue 15)
         "combatants": combatants,
         "events": _with_hit_points(fight, stored) if lines is None else lines,
         "players": players,
@@ -248,13 +338,30 @@ def referee_view(
     }
 
 
-def _first_strike(fight: Fight) -> list[str]:
-    """This round's first strikes, each with its reason (ODD-INIT-5/6), from the round's initiative event."""
+def _hp_at_begin(c: CombatantState) -> str:
+    """Before Begin: "30" (fixed hit points) or "rolls 4d8+1" (ODD-HD-2), so nobody reads 0/0 as dead."""
+    if c.spec.hp is not None:
+        return str(c.spec.hp)
+    return f"rolls {c.spec.hp_dice}" if c.spec.hp_dice else "rolled"
+
+
+def _first_strike(fight: Fight) -> list[dict[str, str]]:
+    """This round's first strikes, each with its reason and rule (ODD-INIT-5/6), from the round's initiative
+    event: `{"actor", "before", "reason", "rule", "text": "Ogre acts before Angthar: larger size [ODD-INIT-5]"}`."""
     last = next((e for e in reversed(fight.events) if e.type == EventType.INITIATIVE), None)
     if last is None or last.round != fight.state.round or not fight.state.order:
         return []
-    moves = last.data.get("first_strike") or []
-    return [", ".join(f"{k}: {v}" for k, v in dict(m).items()) for m in moves if isinstance(m, dict)]
+    out = []
+    for move in last.data.get("first_strike") or []:
+        if not isinstance(move, dict):
+            continue
+        entry = {str(k): str(v) for k, v in move.items()}
+        text = f"{entry.get('actor', '?')} acts before {entry.get('before', '?')}"
+        if entry.get("reason"):
+            text += f": {entry['reason']}"
+        entry["text"] = text + (f" [{entry['rule']}]" if entry.get("rule") else "")
+        out.append(entry)
+    return out
 
 
 def _with_hit_points(fight: Fight, stored: list[StoredEvent]) -> list[dict[str, Any]]:

@@ -1,39 +1,67 @@
 // The players' page follows the fight by itself: the server pushes the digest of what the players see
 // (server-sent events; without them the page polls its JSON twin) and, when it changed, the page swaps in the
-// new view without a reload. A tracker that does not answer gets a banner until it answers again.
+// new view without a reload (a swap that fails is tried again until it works). A tracker that does not answer
+// gets a banner until it answers again; a stream the server ends (every minute) and the browser reopens at
+// once says nothing.
 "use strict";
 (function () {
   let root = document.getElementById("players");
   const api = root.dataset.api;
+  const QUIET_MS = 2500; // a stream down this long (not a reconnection) shows the banner
+  let wanted = null;
+  let retry = null;
+  let down = null;
 
-  async function follow(revision) {
-    if (String(revision) === root.dataset.revision) return;
-    const page = await fetch(window.location.pathname, { headers: { "Accept": "text/html" } });
-    const fresh = new DOMParser().parseFromString(await page.text(), "text/html").getElementById("players");
-    if (fresh) { root.replaceWith(fresh); root = fresh; }
+  function setBanner(on) {
+    const box = document.getElementById("banner");
+    if (box) box.hidden = !on;
   }
 
-  function setBanner(down) {
-    const box = document.getElementById("banner");
-    if (box) box.hidden = !down;
+  function answering() {
+    clearTimeout(down);
+    down = null;
+    setBanner(false);
+  }
+
+  function notAnswering(now) {
+    if (now) { setBanner(true); return; }
+    if (down === null) down = setTimeout(() => setBanner(true), QUIET_MS);
+  }
+
+  async function follow(revision) {
+    wanted = String(revision);
+    if (wanted === root.dataset.revision) return;
+    clearTimeout(retry);
+    try {
+      const page = await fetch(window.location.pathname, { headers: { "Accept": "text/html" } });
+      if (!page.ok) throw new Error("error " + page.status);
+      const fresh = new DOMParser().parseFromString(await page.text(), "text/html").getElementById("players");
+      if (!fresh) throw new Error("not the players' page");
+      root.replaceWith(fresh);
+      root = fresh;
+      answering();
+    } catch (e) {
+      notAnswering(true);
+      retry = setTimeout(() => follow(wanted), 1500); // until it works: the stream says a revision only once
+    }
   }
 
   async function poll() {
     try {
       const response = await fetch(api, { headers: { "Accept": "application/json" } });
-      setBanner(false);
+      answering();
       if (response.ok) await follow((await response.json()).revision);
     } catch (e) {
-      setBanner(true); // the server stopped or is restarting: keep trying
+      notAnswering(true); // the server stopped or is restarting: keep trying
     }
     setTimeout(poll, 2000);
   }
 
   if (window.EventSource) {
     const stream = new EventSource(api + "/stream");
-    stream.onopen = () => setBanner(false);
-    stream.onmessage = (ev) => { setBanner(false); follow(JSON.parse(ev.data).revision).catch(() => setBanner(true)); };
-    stream.onerror = () => { if (stream.readyState !== EventSource.OPEN) setBanner(true); };
+    stream.onopen = answering;
+    stream.onmessage = (ev) => { answering(); follow(JSON.parse(ev.data).revision); };
+    stream.onerror = () => { if (stream.readyState !== EventSource.OPEN) notAnswering(false); };
   } else {
     setTimeout(poll, 2000);
   }

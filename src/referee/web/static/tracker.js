@@ -28,6 +28,38 @@
     if (box) box.hidden = !down;
   }
 
+  // the stream the server ends every minute and the browser reopens at once says nothing: the banner shows
+  // when it stays down this long
+  const QUIET_MS = 2500;
+  let streamDown = null;
+  function streamAnswering() {
+    clearTimeout(streamDown);
+    streamDown = null;
+    banner(false);
+  }
+  function streamNotAnswering() {
+    if (streamDown === null) streamDown = setTimeout(() => banner(true), QUIET_MS);
+  }
+
+  // after a change or a swap the tracker did not answer: ask it every 1.5 s until it does (then the banner
+  // goes, and a change made meanwhile elsewhere is followed)
+  let probing = null;
+  function probe() {
+    if (probing !== null) return;
+    probing = setTimeout(async () => {
+      probing = null;
+      try {
+        const response = await fetch(api + "/version", { headers: { "Accept": "application/json" } });
+        if (!response.ok) throw new Error("error " + response.status);
+        banner(false);
+        follow(await response.json());
+      } catch (e) {
+        banner(true);
+        probe();
+      }
+    }, 1500);
+  }
+
   async function post(path, body) {
     let response;
     try {
@@ -39,6 +71,7 @@
       });
     } catch (e) {
       banner(true);
+      probe();
       throw new Error("The tracker is not answering (is `referee serve` still running?); nothing was stored.");
     }
     banner(false);
@@ -54,11 +87,33 @@
   }
 
   // --- swapping in the new state: the server renders the page, the script keeps focus and scroll ----------
-  async function refresh(notice) {
-    const focused = document.activeElement && document.activeElement.id;
-    const openMenus = Array.from(document.querySelectorAll("details[open]")).map((d) => d.id || d.closest("tr")?.dataset.name).filter(Boolean);
-    const logOpen = $("log-fold") ? $("log-fold").open : true;
-    const diceValue = keptDice !== null ? keptDice : "";
+  // What had the focus, found again in the new page: by id, or by its row and class (the hit points being
+  // typed come back to that row's hit points button)
+  function focusKey(el) {
+    if (!el || el === document.body) return null;
+    if (el.id) return { id: el.id };
+    const row = el.closest && el.closest("#combatants tr[data-name]");
+    if (!row) return null;
+    const cls = el.classList.contains("hp-input") ? "hp-edit" : el.classList[0];
+    return cls ? { row: row.dataset.name, cls: cls } : null;
+  }
+
+  function findFocus(key) {
+    if (!key) return null;
+    if (key.id) return $(key.id);
+    return document.querySelector(`#combatants tr[data-name="${CSS.escape(key.row)}"] .${CSS.escape(key.cls)}`);
+  }
+
+  // opts.keepDice: the dice typed so far stay (a change made elsewhere, a refused stale try);
+  // opts.message(): said after the swap (it may read the new meta); opts.close: the row whose menu the change came from closes
+  async function refresh(notice, opts) {
+    opts = opts || {};
+    const focus = focusKey(document.activeElement);
+    const folds = Array.from(document.querySelectorAll("#fight details[id]")).map((d) => [d.id, d.open]);
+    const openMenus = Array.from(document.querySelectorAll("#combatants details.row-menu[open]"))
+      .map((d) => d.closest("tr").dataset.name).filter((name) => name !== opts.close);
+    const typed = $("dice") ? $("dice").value : "";
+    const diceValue = keptDice !== null ? keptDice : (opts.keepDice ? typed : "");
     let html;
     try {
       const response = await fetch(window.location.pathname, { credentials: "same-origin", headers: { "Accept": "text/html" } });
@@ -66,47 +121,70 @@
       html = await response.text();
     } catch (e) {
       banner(true);
-      return;
+      probe();
+      return false;
     }
     banner(false);
     const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("fight");
-    if (!fresh) return;
+    if (!fresh) return false;
     const scroll = window.scrollY;
+    // (the new page comes with the dice its preselected action asks for, and the odds box keeps its height
+    // until the odds come: nothing jumps in between)
     $("fight").replaceWith(fresh);
     meta = JSON.parse($("meta").textContent);
     bind();
-    if ($("log-fold")) $("log-fold").open = logOpen;
+    for (const [id, open] of folds) if ($(id)) $(id).open = open;  // the log, the tools, the options
     for (const name of openMenus) {
-      const row = document.querySelector(`#combatants tr[data-name="${CSS.escape(name)}"] details`);
+      const row = document.querySelector(`#combatants tr[data-name="${CSS.escape(name)}"] details.row-menu`);
       if (row) row.open = true;
     }
     if ($("dice")) $("dice").value = diceValue;
     showNotice(notice);
+    if (opts.message) showMessage(opts.message());
     window.scrollTo(0, scroll);
-    const again = focused && $(focused);
+    const again = findFocus(focus);
     if (again) again.focus({ preventScroll: true });
+    return true;
   }
 
-  async function step(path, body) {
+  // a change: posted with the version and revision this page shows; `from`: the row whose menu it came from;
+  // `keepDice`: the dice field keeps what was typed (a change that took no dice from it)
+  async function step(path, body, from, keepDice) {
     if (busy) return;
     busy = true;
     document.body.classList.add("busy");
     try {
       const state = await post(path, Object.assign({ version: meta.version, revision: meta.revision }, body));
       keptDice = null;
-      await refresh(state && state.notice);
+      await refresh(state && state.notice, { close: from, keepDice: keepDice });
     } catch (err) {
-      if (err.kept) {
+      if (err.status === 409 && /this page shows version/.test(err.message)) {
+        // another tab (or a bot) acted first: nothing of this try was stored; show the fight as it is now and
+        // keep the dice typed for the retry
+        await refresh(null, {
+          keepDice: true,
+          message: () => "Another tab changed the fight first, so this try was not stored. The page now shows " +
+            "the fight as it is (version " + meta.version + "); check it and try again. (" + err.message + ")",
+        });
+      } else if (err.status === 403 && /expired/.test(err.message)) {
+        // the referee's link was opened again in this browser: a new session, so this page's form token is
+        // old. Nothing was stored; the page fetched again carries the new one
+        await refresh(null, {
+          keepDice: true,
+          message: () => "This browser's session was renewed (the referee's link was opened again), so this " +
+            "try was not stored. The page is up to date now; try again.",
+        });
+      } else if (err.kept) {
         keptDice = err.kept;
         if ($("dice")) $("dice").value = err.kept;
         showMessage(err.message + " — the dice rolled for this try are kept in the field (clear them to roll anew).");
       } else {
         showMessage(err.message);
       }
-      if (err.status === 409) setTimeout(() => refresh(), 1500);
     } finally {
       busy = false;
       document.body.classList.remove("busy");
+      if (pushed && pushed.revision > meta.revision) follow(pushed); // a change elsewhere came meanwhile
     }
   }
 
@@ -213,15 +291,16 @@
       const box = $("odds");
       if (!box) return;
       let action;
-      try { action = buildAction(); } catch (err) { box.textContent = "odds: " + err.message; return; }
-      if (!kindFields(action.kind).includes("target")) { box.textContent = "odds: only for attacks"; return; }
-      if (!action.target) { box.textContent = "odds: choose a target"; return; }
+      // (the dice asked of the page before are dropped when this action asks for none that can be said)
+      try { action = buildAction(); } catch (err) { box.textContent = "odds: " + err.message; renderDice([]); return; }
+      if (!kindFields(action.kind).includes("target")) { box.textContent = "odds: only for attacks"; renderDice([]); return; }
+      if (!action.target) { box.textContent = "odds: choose a target"; renderDice([]); return; }
       try {
         const result = await post("/odds", { action: action });
         renderOdds(result);
         renderDice(result.dice_asked);
       }
-      catch (err) { box.textContent = "odds: " + err.message; }
+      catch (err) { box.textContent = "odds: " + err.message; renderDice([]); }
     }, 150);
   }
 
@@ -236,7 +315,17 @@
     step("/actions", { action: action, dice: dice() });
   }
 
-  function table(action) { step("/actions", { action: action, dice: dice() }); }
+  // a table action; `el`: the button it came from (its row's menu closes once the change is stored). Only a
+  // latecomer's hit dice and a free roll take the dice field; any other table action leaves the dice typed
+  // for the next step where they are
+  const TABLE_DICE = ["add_combatant", "roll"];
+  function table(action, el) {
+    const row = el && el.closest("#combatants tr[data-name]");
+    const body = { action: action };
+    const usesDice = TABLE_DICE.includes(action.kind);
+    if (usesDice) body.dice = dice();
+    step("/actions", body, row ? row.dataset.name : undefined, !usesDice);
+  }
 
   // --- binding the page (again after every swap) ----------------------------------------------------
   function bind() {
@@ -261,7 +350,11 @@
       step("/steps", body);
     });
     on("round", () => step("/steps", { step: "round", dice: dice() }));
-    on("end-round", () => step("/steps", { step: "end_round", dice: dice() }));
+    on("end-round", () => {
+      // ending a round before everyone acted is the referee's call, never a slip of the key
+      if (meta.needs === "action" && !window.confirm("Not everyone has acted: " + meta.current + " is to act. End the round now?")) return;
+      step("/steps", { step: "end_round", dice: dice() });
+    });
     on("act", actNow);
     on("engine", () => step("/engine", { until: "actor", dice: dice() }));
     on("run-foes", () => step("/engine", { until: "players", dice: dice() }));
@@ -300,10 +393,10 @@
       });
     }
     for (const button of document.querySelectorAll("button.leave")) {
-      button.addEventListener("click", () => table({ kind: "remove_combatant", target: button.dataset.name, status: button.dataset.status }));
+      button.addEventListener("click", () => table({ kind: "remove_combatant", target: button.dataset.name, status: button.dataset.status }, button));
     }
     for (const button of document.querySelectorAll("button.visibility")) {
-      button.addEventListener("click", () => table({ kind: button.dataset.kind, target: button.dataset.name }));
+      button.addEventListener("click", () => table({ kind: button.dataset.kind, target: button.dataset.name }, button));
     }
     for (const button of document.querySelectorAll("button.uncond")) {
       button.addEventListener("click", () => table(button.dataset.own === "1"
@@ -317,16 +410,44 @@
         const own = box.querySelector(".cond-own").value.trim();
         const roundsText = box.querySelector(".cond-rounds").value;
         const rounds = roundsText ? parseInt(roundsText, 10) : null;
-        if (chosen) table({ kind: "apply_condition", actor: button.dataset.name, condition: chosen, rounds: rounds });
-        else if (own) table({ kind: "mark", target: button.dataset.name, name: own, rounds: rounds });
+        const by = box.querySelector(".cond-by");
+        const partner = by && !by.hidden ? by.value : "";
+        if (by && !by.hidden && !partner) { showMessage("choose who " + button.dataset.name + " is " + chosen + " with"); return; }
+        const put = { kind: "apply_condition", actor: button.dataset.name, condition: chosen, rounds: rounds };
+        if (partner) put.by = partner;
+        if (chosen) table(put, button);
+        else if (own) table({ kind: "mark", target: button.dataset.name, name: own, rounds: rounds }, button);
         else showMessage("name your own condition");
       });
     }
     for (const button of document.querySelectorAll("button.note-add")) {
       button.addEventListener("click", () => {
         const text = button.parentElement.querySelector(".note-text").value;
-        table({ kind: "note", target: button.dataset.name, text: text });
+        table({ kind: "note", target: button.dataset.name, text: text }, button);
       });
+    }
+    // one row menu open at a time (on a phone it covers the rows below it)
+    for (const menu of document.querySelectorAll("details.row-menu")) {
+      menu.addEventListener("toggle", () => {
+        if (!menu.open) return;
+        for (const other of document.querySelectorAll("details.row-menu[open]")) if (other !== menu) other.open = false;
+      });
+    }
+    // the picker says what the chosen condition means, its rule, and how long it lasts
+    for (const select of document.querySelectorAll("select.cond-name")) {
+      const box = select.closest(".cond-pick");
+      const say = () => {
+        const option = select.selectedOptions[0];
+        const rule = option && option.dataset.rule && !option.dataset.meaning.includes(option.dataset.rule)
+          ? " [" + option.dataset.rule + "]" : "";
+        box.querySelector(".cond-meaning").textContent = option
+          ? option.dataset.meaning + rule + "; lasts the rounds given (blank: until taken off)" : "";
+        box.querySelector(".cond-own").hidden = Boolean(select.value);
+        // a grapple ties two: the other grappler is asked for (MOD-COND-GRAPPLED-2)
+        box.querySelector(".cond-by").hidden = !(option && option.dataset.partner === "by");
+      };
+      select.addEventListener("change", say);
+      say();
     }
     // Enter in a small field presses its own button (a note, a free roll, a condition)
     for (const input of document.querySelectorAll(".note-text, #fight-note, #roll-expr, #roll-reason, .cond-own, .cond-rounds")) {
@@ -339,6 +460,22 @@
     }
     on("note-fight", () => table({ kind: "note", text: $("fight-note").value }));
     on("roll", () => table({ kind: "roll", dice: $("roll-expr").value.trim() || "d20", reason: $("roll-reason").value.trim() }));
+    // a monster picked from the bestiary: its stat line, and its fields in the form's empty fields' places
+    // (what it brings unless typed over)
+    const picked = $("add-monster");
+    if (picked && $("bestiary-data")) {
+      const bestiary = JSON.parse($("bestiary-data").textContent);
+      const places = { "add-name": "name", "add-hd": "hit_dice", "add-ac": "ac", "add-weapons": "weapons" };
+      const plain = {};
+      for (const id of Object.keys(places)) plain[id] = $(id).placeholder;
+      const show = () => {
+        const monster = bestiary[picked.value.trim().toLowerCase()];
+        $("add-monster-stat").textContent = monster ? monster.name + ": " + monster.stat : "";
+        for (const [id, key] of Object.entries(places)) $(id).placeholder = monster ? monster[key] : plain[id];
+      };
+      picked.addEventListener("input", show);
+      show();
+    }
     on("add-combatant", () => {
       const combatant = {};
       if ($("add-name").value.trim() || !$("add-monster").value.trim()) combatant.name = $("add-name").value.trim();
@@ -358,9 +495,18 @@
     });
   }
 
+  // a click outside an open row menu closes it (it floats over the rows below)
+  document.addEventListener("click", (ev) => {
+    const inside = ev.target && ev.target.closest && ev.target.closest("details.row-menu");
+    for (const menu of document.querySelectorAll("details.row-menu[open]")) if (menu !== inside) menu.open = false;
+  });
+
   // --- keys: shown on the page and in docs/tracker.md -----------------------------------------------------
   document.addEventListener("keydown", (ev) => {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key === "Escape") {  // closes an open row menu (and the hit points being typed: their own handler)
+      for (const menu of document.querySelectorAll("details.row-menu[open]")) menu.open = false;
+    }
     const tag = (ev.target && ev.target.tagName) || "";
     if (["INPUT", "TEXTAREA", "SELECT"].includes(tag) || (ev.target && ev.target.isContentEditable)) return;
     const key = ev.key.toLowerCase();
@@ -376,10 +522,14 @@
 
   // --- changes made elsewhere (another tab, a bot): the server pushes them (server-sent events) and the page
   // follows; a tracker that does not answer gets a banner until it answers again -----------------------------
+  let pushed = null; // the last {version, revision} the server pushed
+  let followAgain = null;
   async function follow(now) {
-    if (now.revision !== meta.revision && !busy) {
-      await refresh("The fight changed in another tab (now version " + now.version + "); this page follows it.");
-    }
+    pushed = now;
+    if (!(now.revision > meta.revision) || busy) return; // nothing new, or a step of this page is under way
+    clearTimeout(followAgain);
+    const swapped = await refresh("The fight changed in another tab (now version " + now.version + "); this page follows it.", { keepDice: true });
+    if (!swapped) followAgain = setTimeout(() => follow(pushed), 1500); // the stream says a revision only once
   }
 
   async function watch() {  // without server-sent events: poll
@@ -395,9 +545,9 @@
 
   if (window.EventSource) {
     const stream = new EventSource(api + "/stream");
-    stream.onopen = () => banner(false);
-    stream.onmessage = (ev) => { banner(false); follow(JSON.parse(ev.data)); };
-    stream.onerror = () => { if (stream.readyState !== EventSource.OPEN) banner(true); };
+    stream.onopen = streamAnswering;
+    stream.onmessage = (ev) => { streamAnswering(); follow(JSON.parse(ev.data)); };
+    stream.onerror = () => { if (stream.readyState !== EventSource.OPEN) streamNotAnswering(); };
   } else {
     setTimeout(watch, 1500);
   }

@@ -1,0 +1,151 @@
+"""What the fast simulator carries beyond plain attacks, against the event engine (docs/simulation.md).
+
+Small fights are walked exactly by the engine (`referee.exact_engine`, the oracle: it restates no rule)
+and the simulator plays as many fights as the power calculation asks for to see a 2-point difference
+at 4.5 standard errors (`power.fights_for`, about 20,700 at p = 1/2): the free round of surprise
+(ODD-SURP-1..5, with the ambusher's advantage under `mf`, MF-SURP-2), shield deflections that the
+second attacker of a round finds spent (DAC-DEFL-3), criticals that damage armour (HR-ARMDMG-1..4),
+subdual damage (ODD-PUMMEL-2, GAP-SUBDUAL) and a scripted first action (round 1's own tables).
+The examples the fast path now plays are checked against the engine's random fights, as many as the
+test budget allows (the power each comparison has is in its message)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from tests.agreement.paths import Record, compare_simulator, exact_walk, vectorised
+from tests.conftest import make_setup
+from tests.sim.cases import Z, under
+
+from referee import sim
+
+WALK_WORK = 100_000  # dice sequences an exact walk may run (a few seconds)
+FAST_FIGHTS = 200_000
+ENGINE_FIGHTS = 3_000  # the engine's random fights per example (at p = 1/2 they see about 4 points)
+
+
+def ambush(preset: str, check: str = "per_side", hp: tuple[int, int] = (3, 2), count: int = 2,
+           rounds: int = 1) -> dict[str, Any]:  # fmt: skip
+    """A hero and goblins who may each be surprised (both sides check, ODD-SURP-2, ODD-SURP-3)."""
+    hero = {"name": "Hero", "level": 1, "hp": hp[0], "armour": "leather", "abilities": {"dex": 16, "wis": 9},
+            "weapons": [{"name": "sword", "damage": "1d6"}]}  # fmt: skip
+    goblin = {"name": "Goblin", "count": count, "hit_dice": "1", "hp": hp[1], "ac": 13,
+              "abilities": {"wis": 9, "dex": 15}, "weapons": [{"name": "club", "damage": "1d3"}]}  # fmt: skip
+    return {"name": f"ambush ({preset}, {check})", "ruleset": preset, "max_rounds": rounds,
+            "surprise": {"sides": ["Goblins", "Hero"], "check": check, "modifiers": {"Goblins": -2}},
+            "sides": [{"name": "Hero", "combatants": [hero]}, {"name": "Goblins", "combatants": [goblin]}]}  # fmt: skip
+
+
+def shield_wall(rounds: int = 1) -> dict[str, Any]:
+    """A knight whose shield deflects once a round (DAC-DEFL-3) against two orcs: the second orc's
+    attack in a round meets the knight without it."""
+    knight = {"name": "Knight", "level": 1, "hp": 3, "armour": "chain mail", "shield": "medium shield",
+              "weapons": [{"name": "mace", "damage": "1d4"}]}  # fmt: skip
+    orc = {"name": "Orc", "count": 2, "hit_dice": "1", "hp": 2, "ac": 14,
+           "weapons": [{"name": "axe", "damage": "1d6"}]}  # fmt: skip
+    return {"name": "shield wall (dac)", "ruleset": "dac", "max_rounds": rounds,
+            "sides": [{"name": "Knight", "combatants": [knight]}, {"name": "Orcs", "combatants": [orc]}]}  # fmt: skip
+
+
+def brawl(scripted: bool = False, rounds: int = 3) -> dict[str, Any]:
+    """Two bare-handed brawlers (ODD-PUMMEL-1/2: 1d2 + Str subdual damage, GAP-SUBDUAL: knocked out at
+    the current hit points); `scripted`: the local pummels in round 1 only, then swings a club (a first
+    action that differs from the later rounds')."""
+    bosun = {"name": "Bosun", "level": 3, "attack_bonus": 2, "abilities": {"str": 16, "dex": 11}, "hp": 4}
+    local: dict[str, Any] = {
+        "name": "Local",
+        "level": 2,
+        "attack_bonus": 1,
+        "abilities": {"str": 14},
+        "hp": 5,
+    }
+    if scripted:
+        local["weapons"] = [{"name": "club", "damage": "1d4"}]
+        local["tactic"] = {"maneuver": "pummel", "rounds": [1]}
+    return {"name": f"brawl{' (scripted)' if scripted else ''}", "ruleset": "odd", "max_rounds": rounds,
+            "sides": [{"name": "Sailors", "combatants": [bosun]}, {"name": "Locals", "combatants": [local]}]}  # fmt: skip
+
+
+WALKED = [
+    pytest.param(brawl(), id="subdual"),  # rule: ODD-PUMMEL-2, GAP-SUBDUAL
+    pytest.param(brawl(scripted=True), id="scripted-first-action"),  # rule: ODD-PUMMEL-1 in round 1 only
+    pytest.param(ambush("odd"), id="surprise-per-side"),  # rule: ODD-SURP-2, ODD-SURP-4
+    pytest.param(ambush("odd", "per_combatant"), id="surprise-per-combatant"),  # rule: ODD-SURP-2
+    # rule: MF-SURP-2 (the ambusher attacks with advantage), ODD-AC-DEX-2 (the surprised lose Dex)
+    pytest.param(ambush("mf", hp=(2, 1), count=1), id="surprise-mf-advantage"),
+    # rule: HR-ARMDMG-1 (two rounds: a critical in the free round or round 1 worsens the armour)
+    pytest.param(ambush("hr", hp=(3, 3), count=1, rounds=2), id="surprise-hr-armour"),
+    pytest.param(shield_wall(), id="deflections-spent"),  # rule: DAC-DEFL-3, DAC-DEFL-4
+]
+
+
+@pytest.mark.parametrize("data", WALKED)
+def test_the_fast_path_agrees_with_the_engine_s_exact_walk(data: dict[str, Any]) -> None:
+    setup = make_setup(data)
+    record = Record(setup.name)
+    walked = exact_walk(setup, record, WALK_WORK)
+    assert walked is not None, record.summary()
+    assert vectorised(setup, record), record.summary()
+    compare_simulator(setup, walked, record, "exact engine walk")
+
+
+def test_the_free_round_changes_the_answer() -> None:
+    # rule: ODD-SURP-4: the comparison above can fail: without the free round the odds move by far more
+    # than the 2 points it sees
+    data = ambush("odd")
+    surprised = sim.simulate(make_setup(data), 50_000, seed=2)
+    data.pop("surprise")
+    plain = sim.simulate(make_setup(data), 50_000, seed=2)
+    assert abs(surprised.win_rate("Goblins") - plain.win_rate("Goblins")) > 0.05
+
+
+def test_deflections_spent_change_the_answer() -> None:
+    # rule: DAC-DEFL-3: counting the spent deflection matters here (the second orc hits more often)
+    compiled = sim.compile_setup(make_setup(shield_wall()))
+    assert compiled.plan_index.shape[3] > 1  # the tables count the deflections spent this round
+
+
+NEWLY_FAST = [  # (example, preset, engine fights)
+    ("preset_mf.yaml", "mf", ENGINE_FIGHTS),  # rule: ODD-SURP-4, MF-SURP-2
+    ("preset_full.yaml", "full", ENGINE_FIGHTS),  # rule: ODD-SURP-4, HR-ARMDMG-1, HR-CRIT-1
+    ("lucas_and_krieger.yaml", "hr", ENGINE_FIGHTS),  # rule: HR-ARMDMG-1..3
+    ("fog_and_cover.yaml", "full", ENGINE_FIGHTS),  # rule: HR-ARMDMG-1
+    ("skirmish.yaml", "dac", 1_500),  # rule: DAC-DEFL-3 (ten combatants: the engine's dice budget)
+    ("pummel.yaml", "odd", ENGINE_FIGHTS),  # rule: ODD-PUMMEL-2, GAP-SUBDUAL, a scripted first action
+]
+
+
+def rates(result: sim.SimResult) -> dict[str, float]:
+    """Win rates, draws, the round limit, each combatant's standing and alive rates, fights over in round 1."""
+    n = result.tally.fights
+    out = {f"win {side}": result.win_rate(side) for side in result.setup.sides}
+    out["draw"], out["limit"] = result.tally.draws / n, result.tally.round_limit / n
+    out["over by round 1"] = float(result.tally.rounds[:2].sum()) / n
+    for i, c in enumerate(result.setup.combatants):
+        out[f"{c.name} standing"] = float(result.tally.standing[i]) / n
+        out[f"{c.name} alive"] = float(result.tally.alive[i]) / n
+    return out
+
+
+@pytest.mark.parametrize(("example", "preset", "fights"), NEWLY_FAST)
+def test_newly_fast_examples_agree_with_the_engine_s_fights(example: str, preset: str, fights: int) -> None:
+    setup = under(example, preset)
+    fast = sim.simulate(setup, FAST_FIGHTS, seed=31)
+    assert fast.path == sim.VECTORISED, fast.reason
+    engine = sim.simulate(setup, fights, seed=32, force_engine=True)
+    a, b = rates(fast), rates(engine)
+    for what, p in a.items():
+        se = math.sqrt((p * (1 - p) + 1 / fights) * (1 / FAST_FIGHTS + 1 / fights))
+        assert abs(b[what] - p) <= Z * se, (
+            f"{setup.name}: {what}: fast {p:.4f}, engine {b[what]:.4f} (±{Z * se:.4f})"
+        )
+
+
+def test_a_scripted_first_action_gets_round_1_s_own_tables() -> None:
+    # rule: ODD-PUMMEL-1 in round 1 only: round 1's tables differ from the later rounds'
+    compiled = sim.compile_setup(make_setup(brawl(scripted=True)))
+    assert compiled.first_plan_index is not None
+    assert sim.compile_setup(make_setup(brawl())).first_plan_index is None
+    assert (compiled.sub_size > 1).any()  # subdual damage is counted (GAP-SUBDUAL)

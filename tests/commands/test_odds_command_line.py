@@ -1,0 +1,108 @@
+"""`referee odds` read without typer (commands/odds_command_line.py, referee.cli.answer_odds): a plainly
+written command line is answered with the app's own lines and exit statuses; anything else goes to the app."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from tests.conftest import angthar_data
+
+from referee.commands.odds_command_line import read_command_line
+
+
+def write(path: Path, data: dict[str, object]) -> str:
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["f.yaml", "--attacker", "A", "--target", "B"], ("f.yaml", "A", "B", None, False)),
+        (
+            ["--target=B", "--attacker", "A", "f.yaml", "--distance", "30", "--charge"],
+            ("f.yaml", "A", "B", 30, True),
+        ),
+    ],
+)
+def test_the_command_line_is_read_as_the_app_reads_it(args: list[str], expected: tuple[object, ...]) -> None:
+    read = read_command_line(args)
+    assert read is not None
+    file, asked = read
+    assert (file, asked["attacker"], asked["target"], asked["distance"], asked["charge"]) == expected
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["f.yaml", "--help"],
+        ["f.yaml", "--attacker"],
+        ["f.yaml", "--attacker", "-x"],
+        ["f.yaml", "--attacker", "A", "--attacker", "B"],
+        ["f.yaml", "g.yaml"],
+        ["f.yaml", "--distance", "-5"],
+        ["f.yaml", "--distance", "12345"],
+        ["f.yaml", "--catalog", "c.yaml"],
+        ["f.yaml", "--json=yes"],
+        ["--", "f.yaml"],
+        [],
+    ],
+)
+def test_anything_unusual_goes_to_the_app(args: list[str]) -> None:
+    assert read_command_line(args) is None
+
+
+def both_ways(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> list[tuple[int, str, str]]:
+    """(exit status, stdout, stderr) of `referee odds ARGS` read without typer (referee.cli.main) and
+    through the typer app (referee.commands.app.run), in this process."""
+    from referee.cli import main
+    from referee.commands.app import run
+
+    monkeypatch.setattr(sys, "argv", ["referee", "odds", *args])
+    results = []
+    for entry in (main, run):
+        with pytest.raises(SystemExit) as stop:
+            entry()
+        out = capsys.readouterr()
+        results.append((int(stop.value.code or 0), out.out, out.err))
+    return results
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        ["--attacker", "Angthar", "--target", "Goblin"],
+        ["--target=Goblin", "--json", "--attacker", "Angthar", "--distance", "5"],
+        ["--fight"],
+        ["--fight", "--json"],
+        ["--attacker", "Angthar"],
+        ["--fight", "--attacker", "Angthar"],
+        ["--attacker", "Angthar", "--target", "Goblin", "--form", "kick"],
+        ["--attacker", "Angthar", "--target", "Nobody"],
+        ["--attacker", "Angthar", "--target", "Goblin", "--charge"],
+        ["--attacker", "Angthar", "--target", "Goblin", "--weapon", "trident"],
+    ],
+)
+def test_without_typer_the_answer_and_the_errors_are_the_apps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], question: list[str]
+) -> None:
+    # rule: ODD-ATK-1, ODD-CHARGE-2: the same lines and exit statuses, read either way
+    file = write(tmp_path / "duel.yaml", angthar_data(max_rounds=20))
+    fast, app = both_ways(monkeypatch, capsys, [file, *question])
+    assert fast == app
+
+
+@pytest.mark.parametrize("content", [None, "sides: [\n", "name: x\n", "{}"])
+def test_without_typer_a_bad_file_is_the_apps_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], content: str | None
+) -> None:
+    path = tmp_path / "bad.yaml"
+    if content is not None:
+        path.write_text(content)
+    fast, app = both_ways(monkeypatch, capsys, [str(path), "--attacker", "A", "--target", "B"])
+    assert fast == app and fast[0] == 2 and fast[2].startswith("error: ")

@@ -1,0 +1,35 @@
+"""The event-engine path of the simulator: the same tally however many processes play a batch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.files import load_encounter
+from referee.sim import engine_path
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _tally(name: str, n: int, processes: int | None) -> tuple[object, ...]:
+    setup = load_encounter(EXAMPLES / name)
+    t = engine_path.event_batch(setup, n, np.random.default_rng(7), processes=processes)
+    return (t.fights, t.wins.tolist(), t.draws, t.round_limit, t.rounds.tolist(), t.alive.tolist(),
+            t.standing.tolist(), t.hp_left.tolist())  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["duel.yaml", "skirmish.yaml"])
+def test_helper_processes_do_not_change_the_tally(name: str) -> None:
+    # rule: ODD-ROUND-4 (each fight's end counted once, whoever plays it)
+    one = _tally(name, 90, processes=1)
+    assert _tally(name, 90, processes=2) == one
+    assert _tally(name, 90, processes=3) == one
+    assert one[0] == 90
+
+
+def test_small_batches_and_the_switch_stay_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert engine_path.batch_processes(engine_path.SPLIT_AT - 1) == 1
+    monkeypatch.setenv(engine_path.PROCESSES_SWITCH, "1")
+    assert engine_path.batch_processes(10_000) == 1
