@@ -71,3 +71,11 @@ def test_cli_commands_registers_every_command() -> None:
         if info.callback is not None
     }
     assert set(COMMANDS) == names
+
+
+def test_help_on_a_pipe_has_no_trailing_spaces() -> None:
+    # issue 15: rich pads its panels to the width; a pipe or a file gets the lines without the padding
+    for args in (("--help",), ("sim", "--help"), ("odds", "--help")):
+        out = referee(*args)
+        assert out.returncode == 0 and "Usage:" in out.stdout
+        assert [line for line in out.stdout.splitlines() if line != line.rstrip()] == []

@@ -20,7 +20,7 @@ import typer.main
 from typer.core import TyperGroup
 
 from referee.commands import APP_HELP, COMMANDS, VERSION_HELP
-from referee.commands.consoles import make_console
+from referee.commands.consoles import PlainLines, make_console
 from referee.errors import RefereeError
 
 # typer ships its own click; reach its exception classes through the public BadParameter.
@@ -29,6 +29,26 @@ ClickException: type[Exception] = typer.BadParameter.__mro__[2]
 
 console = make_console()
 err_console = make_console(stderr=True)
+
+
+def _help_lines_unpadded() -> None:
+    """typer draws help in rich panels padded to the width with spaces; on a pipe or a file the lines
+    keep their layout but lose the trailing spaces, as every other command's output does (issue 15)."""
+    from typer import rich_utils
+
+    made_by_typer = rich_utils._get_rich_console
+
+    def help_console(stderr: bool = False) -> Any:
+        made = made_by_typer(stderr)
+        stream = sys.stderr if stderr else sys.stdout
+        if stream is not None and not stream.isatty():
+            made.file = PlainLines(stderr)  # type: ignore[assignment]  # a text stream in rich's uses
+        return made
+
+    rich_utils._get_rich_console = help_console
+
+
+_help_lines_unpadded()
 
 
 class LazyCommands(TyperGroup):

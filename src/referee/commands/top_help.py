@@ -67,13 +67,18 @@ def help_console() -> Console:
             "usage": "yellow",
         }
     )
-    return Console(
+    made = Console(
         theme=theme,
         highlighter=_OptionHighlighter(),
         color_system="auto",
         force_terminal=force,
         width=int(width) if width else None,
     )
+    if not sys.stdout.isatty():  # as the app's help (commands/app.py): no trailing spaces on a pipe
+        from referee.commands.consoles import PlainLines
+
+        made.file = PlainLines()  # type: ignore[assignment]  # a text stream in rich's uses of it
+    return made
 
 
 def program_name() -> str:
