@@ -163,7 +163,8 @@ def print_fight(console: Console, setup: Setup, result: FightResult) -> None:
     console.print(table)
     members = [c["name"] for c in result.combatants if c["side"] == result.winner]
     verdict = winner_text(result.winner, members) if result.winner else "no winner"
-    console.print(f"[bold]{_escape(verdict)}[/bold] after {result.rounds} round(s).")
+    rounds = "1 round" if result.rounds == 1 else f"{result.rounds} rounds"
+    console.print(f"[bold]{_escape(verdict)}[/bold] after {rounds}.")
 
 
 def print_catalog(console: Console, data: dict[str, list[dict[str, Any]]]) -> None:

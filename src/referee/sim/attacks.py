@@ -63,7 +63,8 @@ def _effects(plan: AttackPlan) -> str:
         for e in effects:
             until = (
                 "until removed" if e.rounds is None
-                else "to the end of the round" if e.rounds == 0 else f"for {e.rounds} more round(s)"
+                else "to the end of the round" if e.rounds == 0
+                else "for 1 more round" if e.rounds == 1 else f"for {e.rounds} more rounds"
             )  # fmt: skip
             parts.append(f"{e.condition} on the {e.who} {when}, {until}, {e.rule}")
     return "; ".join(parts)
