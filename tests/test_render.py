@@ -107,7 +107,10 @@ def test_print_fight_shows_the_account_the_table_and_the_verdict() -> None:
     render.print_fight(console, setup, result)
     out = console.export_text()
     assert out.startswith("Angthar and one goblin — ruleset odd")
-    assert "after the fight" in out and f" after {result.rounds} round{'s' if result.rounds != 1 else ''}." in out
+    assert (
+        "after the fight" in out
+        and f" after {result.rounds} round{'s' if result.rounds != 1 else ''}." in out
+    )
 
 
 def test_print_catalog_lists_rows_under_their_titles() -> None:
