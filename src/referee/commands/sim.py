@@ -195,8 +195,9 @@ def print_result(result: SimResult, plot: Path | None = None) -> None:
                        f"{c['dead_rate']:.1%}", f"{c['mean_hp_left']:.1f}")  # fmt: skip
     console.print(people)
     speed = data["fights_per_second"]
+    workers = "1 worker" if data["workers"] == 1 else f"{data['workers']} workers"
     console.print(f"{data['seconds']:.2f} s{f', {speed:,} fights/s' if speed else ''}, seed {data['seed']}, "
-                  f"{data['workers']} worker(s)")  # fmt: skip
+                  f"{workers}")  # fmt: skip
     if plot is not None:
         console.print(f"plot written to {plot}", markup=False)
 
