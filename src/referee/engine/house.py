@@ -331,7 +331,8 @@ def rest_events(state: FightState, days: int) -> list[Event]:
         if armour is None or not c.armour_loss or c.armour_destroyed or not is_magical(armour):
             continue
         left = armour_recovery(c.armour_loss, days, True)
+        span = "1 day" if days == 1 else f"{days} days"
         out.append(event(EventType.ARMOUR, state.round, target=c.name, rule="HR-ARMDMG-5",
-                         text=f"{c.name}'s {armour.name} recovers {c.armour_loss - left} AC in {days} day(s)",
+                         text=f"{c.name}'s {armour.name} recovers {c.armour_loss - left} AC in {span}",
                          data={"armour_loss": left - c.armour_loss, "days": days}))  # fmt: skip
     return out
