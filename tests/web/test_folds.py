@@ -175,7 +175,7 @@ def deep_copy_atomic() -> tuple[type, ...]:
 
 
 def test_a_clone_is_deepcopy_s_copy_and_shares_nothing_mutable(tracker: Any) -> None:
-    # rule: ODD-INIT-1, ODD-COND-1 (a fight mid-round: initiative order, acted, conditions, attackers)
+    # rule: ODD-INIT-1, MOD-COND-STUN-1 (a fight mid-round: initiative order, acted, conditions, attackers)
     import copy as copy_module
 
     eid = tracker.create(ENCOUNTER)

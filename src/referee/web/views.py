@@ -91,7 +91,7 @@ def ac_change(fight: Fight, name: str, now: ArmourClass | None) -> dict[str, Any
     """How a combatant's AC now (`now`) differs from its AC at the start of the fight (the one on its sheet),
     and what changed it: `{"was": 13, "why": ["-4 charging this round [ODD-CHARGE-4]", ...], "text": ...}`, or
     None when it is the same. The reasons are the components that differ (each with its rule: ODD-CHARGE-4,
-    ODD-AC-SHIELD, MOD-COND-…) and the armour events of the log about it (a shield destroyed, HR-ARMDMG-1..4)."""
+    ODD-AC-SHIELD, MOD-COND-PRONE and the other conditions) and the armour events of the log about it (a shield destroyed, HR-ARMDMG-1..4)."""
     was = _starting_armour_classes(fight).get(name)
     if was is None or now is None or was.value == now.value:
         return None
