@@ -129,25 +129,10 @@ def as_the_app_does(command: Callable[[], object]) -> NoReturn:
             sys.stderr = PacifyFlushWrapper(sys.stderr)
             sys.exit(1)
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit as a traceback
-    except RefereeError as exc:
-        from referee.commands.app import one_line
+    except (RefereeError, KeyboardInterrupt, OSError, MemoryError) as exc:
+        from referee.commands.app import exit_for
 
-        one_line(str(exc))
-        sys.exit(2)
-    except KeyboardInterrupt:
-        from referee.commands.app import err_console
-
-        err_console.print("interrupted")
-        sys.exit(130)
-    except OSError as exc:  # stdout to /dev/full: the output could not be written
-        from referee.commands.app import output_failed
-
-        output_failed(exc)
-    except MemoryError:
-        from referee.commands.app import one_line
-
-        one_line("out of memory; try a smaller encounter or fewer fights")
-        sys.exit(2)
+        exit_for(exc)
     except Exception as exc:
         import typer
 

@@ -135,18 +135,25 @@ def run() -> None:
     except typer.Abort:
         err_console.print("interrupted")
         sys.exit(130)
-    except RefereeError as exc:
+    except (RefereeError, KeyboardInterrupt, OSError, MemoryError) as exc:
+        exit_for(exc)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def exit_for(exc: RefereeError | KeyboardInterrupt | OSError | MemoryError) -> NoReturn:
+    """What every command does with these, the app's and `referee odds` read without typer alike
+    (:func:`referee.cli.as_the_app_does`): one line and the exit status."""
+    if isinstance(exc, RefereeError):
         one_line(str(exc))
         sys.exit(2)
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         err_console.print("interrupted")
         sys.exit(130)
-    except OSError as exc:  # stdout to /dev/full, a closed pipe: the output could not be written
+    if isinstance(exc, OSError):  # stdout to /dev/full, a closed pipe: the output could not be written
         output_failed(exc)
-    except MemoryError:  # the cost budgets (docs/errors.md, "Limits") should keep every run far from this
-        one_line("out of memory; try a smaller encounter or fewer fights")
-        sys.exit(2)
-    sys.exit(code if isinstance(code, int) else 0)
+    # the cost budgets (docs/errors.md, "Limits") should keep every run far from running out of memory
+    one_line("out of memory; try a smaller encounter or fewer fights")
+    sys.exit(2)
 
 
 def output_failed(exc: OSError) -> NoReturn:

@@ -192,23 +192,13 @@ class _Path:
         try:
             if self.plain:
                 people = state.combatants
-                return tuple(_freeze_plain(getattr(people[who], name)) for who, name, _ in self.asks)  # type: ignore[index]
+                return tuple(freeze(getattr(people[who], name)) for who, name, _ in self.asks)  # type: ignore[index]
             return tuple(_answer(state, who, name, args) for who, name, args in self.asks)
         except Exception:  # a question this fight cannot answer: this path is not the one taken here
             return None
 
 
 _METHODS = frozenset(name for name in dir(CombatantState) if callable(getattr(CombatantState, name, None)))
-
-
-def _freeze_plain(value: Any) -> Hashable:
-    """:func:`freeze` of an attribute's value, with the commonest kinds first."""
-    kind = value.__class__
-    if kind in _PLAIN:
-        return value  # type: ignore[no-any-return]
-    if kind is dict and not value:
-        return _EMPTY
-    return freeze(value)
 
 
 _kept: dict[Hashable, list[_Path]] = {}
