@@ -97,8 +97,11 @@ def browser() -> Iterator[Any]:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # as the contexts' own timeouts: a loaded CI machine (2 cores, the whole suite on both) may take more
+    # than the default 5 s to push a change to a second page, which is no fault of the page
+    expect.set_options(timeout=10_000)
     with sync_playwright() as pw:
         launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield launched

@@ -28,19 +28,27 @@
     if (down === null) down = setTimeout(() => setBanner(true), QUIET_MS);
   }
 
+  // Answers may come back out of order (a reveal's page after the hide's): only the latest request's page
+  // is shown, and a page older than the revision pushed last is fetched again, so a combatant hidden again
+  // never stays on the players' screen.
+  let asked = 0;
   async function follow(revision) {
     wanted = String(revision);
     if (wanted === root.dataset.revision) return;
     clearTimeout(retry);
+    const mine = ++asked;
     try {
       const page = await fetch(window.location.pathname, { headers: { "Accept": "text/html" } });
       if (!page.ok) throw new Error("error " + page.status);
       const fresh = new DOMParser().parseFromString(await page.text(), "text/html").getElementById("players");
       if (!fresh) throw new Error("not the players' page");
+      if (mine !== asked) return; // a later request's page is the one to show
       root.replaceWith(fresh);
       root = fresh;
       answering();
+      if (Number(root.dataset.revision) < Number(wanted)) follow(wanted);
     } catch (e) {
+      if (mine !== asked) return;
       notAnswering(true);
       retry = setTimeout(() => follow(wanted), 1500); // until it works: the stream says a revision only once
     }

@@ -106,6 +106,7 @@
 
   // opts.keepDice: the dice typed so far stay (a change made elsewhere, a refused stale try);
   // opts.message(): said after the swap (it may read the new meta); opts.close: the row whose menu the change came from closes
+  let refreshes = 0; // requests for the page made so far: only the latest one's answer is swapped in
   async function refresh(notice, opts) {
     opts = opts || {};
     const focus = focusKey(document.activeElement);
@@ -115,15 +116,18 @@
     const typed = $("dice") ? $("dice").value : "";
     const diceValue = keptDice !== null ? keptDice : (opts.keepDice ? typed : "");
     let html;
+    const mine = ++refreshes;
     try {
       const response = await fetch(window.location.pathname, { credentials: "same-origin", headers: { "Accept": "text/html" } });
       if (!response.ok) throw new Error("error " + response.status);
       html = await response.text();
     } catch (e) {
+      if (mine !== refreshes) return true; // a later refresh answers for this one
       banner(true);
       probe();
       return false;
     }
+    if (mine !== refreshes) return true; // answers out of order: the later request's page is the one shown
     banner(false);
     const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("fight");
     if (!fresh) return false;
@@ -530,6 +534,7 @@
     clearTimeout(followAgain);
     const swapped = await refresh("The fight changed in another tab (now version " + now.version + "); this page follows it.", { keepDice: true });
     if (!swapped) followAgain = setTimeout(() => follow(pushed), 1500); // the stream says a revision only once
+    else if (pushed.revision > meta.revision) follow(pushed); // a change landed while the page was fetched
   }
 
   async function watch() {  // without server-sent events: poll
