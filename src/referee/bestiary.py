@@ -8,16 +8,17 @@ validated; the combatant's own fields override both, and `stat_block` overrides 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.catalog import safe_data
 from referee.errors import EncounterFileError
-from referee.statblock import StatBlock, StatBlockError, ac_in_convention, parse_stat_block
+
+if TYPE_CHECKING:  # the stat-line reader is imported when a stat line is read: most files give none
+    from referee.statblock import StatBlock
 
 # names a referee types for a bestiary entry (lower case)
 ALIASES = {
@@ -98,6 +99,8 @@ def read_monsters(entries: Any, where: str, at: str = "monsters") -> dict[str, M
     list's place in the file, for the problems (`mine.yaml: monsters.0.stat: ...`)."""
     if not isinstance(entries, list):
         raise EncounterFileError(f"{where}: {at}: expected a list of {{name, stat, ...}}")
+    from referee.statblock import StatBlockError, parse_stat_block
+
     out: dict[str, Monster] = {}
     problems: list[str] = []  # every bad entry at once (issue 15)
     for i, entry in enumerate(entries):
@@ -126,6 +129,8 @@ def monster(name: str, own: Bestiary | None = None) -> Monster:
     book = with_own(own)
     found = book.get(_key(name))
     if found is None:
+        import difflib
+
         near = difflib.get_close_matches(_key(name), list(book) + list(ALIASES), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
         raise EncounterFileError(f"unknown monster {name!r}{hint} (`referee bestiary` lists them)")
@@ -180,6 +185,8 @@ def expand_combatant(data: Any, where: str, descending: bool, own: Bestiary | No
     AC in the ruleset's convention (`ac: "6 [13]"`, `ac_descending: 6`, `ac_ascending: 13`)."""
     if not _uses_shorthand(data):
         return data
+    from referee.statblock import StatBlockError, parse_stat_block
+
     merged: dict[str, Any] = {}
     name = data.get("monster")
     if name is not None:
@@ -208,6 +215,8 @@ def _ac_fields(data: dict[str, Any], where: str, descending: bool) -> dict[str, 
         raise EncounterFileError(f"{where}: give one of {', '.join(given)}, not both")
     if not given or (given == ["ac"] and not isinstance(data["ac"], str)):
         return {}
+    from referee.statblock import StatBlockError, ac_in_convention
+
     key = given[0]
     value = data[key]
     if key != "ac":

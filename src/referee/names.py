@@ -7,7 +7,6 @@ The synonyms are the ones docs/encounter-file.md lists ("Forgiving names"); cata
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -46,6 +45,8 @@ def split_enhancement(name: str) -> tuple[str, int] | None:
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """`; did you mean 'long sword'?` for the nearest choice, or "" when none is near."""
+    import difflib  # only a name that is not found asks for the nearest
+
     options = sorted(set(choices))
     lowered = {option.lower(): option for option in options}
     close = difflib.get_close_matches(name.lower().strip(), list(lowered), n=1, cutoff=0.6)

@@ -8,6 +8,7 @@ calls it for every other one. Rich, the rules and the engine are imported when t
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import Callable, Mapping
@@ -21,7 +22,23 @@ if TYPE_CHECKING:
 
 
 def answer_question(file: str, asked: Mapping[str, Any], own_catalog: str | None = None) -> None:
-    """Read the encounter, answer the question (:func:`odds_command_line.question`), print it."""
+    """Read the encounter, answer the question (:func:`odds_command_line.question`), print it.
+
+    The cyclic garbage collector waits while the modules are imported and the file is read: that makes
+    long-lived objects only, and the collector's passes over them (a tenth of a one-attack answer's
+    time) would free nothing. It resumes before a whole fight's odds, which make and drop many."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        answer_paused(file, asked, own_catalog, lambda: gc.enable() if collecting else None)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def answer_paused(
+    file: str, asked: Mapping[str, Any], own_catalog: str | None, resume: Callable[[], None]
+) -> None:
     from referee import odds
     from referee.cli import fail, warn
     from referee.engine.actions import Attack
@@ -32,6 +49,7 @@ def answer_question(file: str, asked: Mapping[str, Any], own_catalog: str | None
     if asked["fight"]:
         if asked["attacker"] or asked["target"]:
             fail("--fight gives the odds of the whole fight; leave out --attacker and --target")
+        resume()
         result = odds.fight_odds(setup).to_dict()
         answer(result, lambda out: print_fight_odds(result, out), asked["json"])
     else:
@@ -42,18 +60,29 @@ def answer_question(file: str, asked: Mapping[str, Any], own_catalog: str | None
             charge=asked["charge"], distance=asked["distance"],
         )  # fmt: skip
         action = odds.encounter_action_odds(setup, attack)
-        answer(action.to_dict(), lambda out: print_action_odds(action, out), asked["json"])
+        answer(
+            action.to_dict(), lambda out: print_action_odds(action, out), asked["json"],
+            lambda: plain_action_odds(action),
+        )  # fmt: skip
 
 
-def answer(data: dict[str, Any], draw: Callable[[Console], None], as_json: bool) -> None:
-    """Print the answer: JSON, a pipe's plain lines (what the app's console prints there), or rich on a
-    terminal."""
+def answer(
+    data: dict[str, Any],
+    draw: Callable[[Console], None],
+    as_json: bool,
+    plain: Callable[[], str | None] | None = None,
+) -> None:
+    """Print the answer: JSON, a pipe's plain lines (what the app's console prints there; `plain` makes
+    them without rich when it can), or rich on a terminal."""
     if as_json:
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"  # as referee.cli.dump_json
     elif not sys.stdout.isatty():
-        from referee.commands.consoles import plain_text
+        made = plain() if plain is not None else None
+        if made is None:
+            from referee.commands.consoles import plain_text
 
-        text = plain_text(draw)  # what the app's console prints on a pipe
+            made = plain_text(draw)  # what the app's console prints on a pipe
+        text = made
     else:
         from referee.commands.consoles import make_console
 
@@ -78,31 +107,79 @@ def percent(p: Fraction | float) -> str:
     return f"{float(p) * 100:.2f}%"
 
 
-def print_action_odds(odds: Any, console: Console) -> None:
-    """One attack's odds: what it needs, its chances, and the damage it deals."""
-    console.print(f"[bold]{odds.attacker} → {odds.target}[/bold] ({odds.weapon}, {odds.form})")
+DAMAGE_COLUMNS = ("damage", "overall", "given a hit")  # the damage table's title is its first column's
+
+
+def action_odds_lines(odds: Any) -> list[str]:
+    """One attack's odds below its first line: what it needs, its chances, the damage it deals (no markup:
+    rich prints them as they are)."""
     needed = "automatic" if odds.needed is None and odds.hit == 1 else None
     if odds.needed is not None:
         needed = f"natural {odds.needed} or more"
-    console.print(f"needs: {needed or 'cannot hit'}")
-    console.print(
-        f"hit {percent(odds.hit)}   critical {percent(odds.critical)}   fumble {percent(odds.fumble)}"
-        + (f"   missed by chance {percent(odds.missed_by_chance)}" if odds.missed_by_chance else "")
-    )
     kind = " subdual" if odds.subdual else ""
-    console.print(
-        f"expected{kind} damage {float(odds.expected_damage):.3f}   drops the target {percent(odds.drop)}"
-    )
-    from rich.table import Table
+    return [
+        f"needs: {needed or 'cannot hit'}",
+        f"hit {percent(odds.hit)}   critical {percent(odds.critical)}   fumble {percent(odds.fumble)}"
+        + (f"   missed by chance {percent(odds.missed_by_chance)}" if odds.missed_by_chance else ""),
+        f"expected{kind} damage {float(odds.expected_damage):.3f}   drops the target {percent(odds.drop)}",
+    ]
 
-    table = Table(title="damage")
-    table.add_column("damage", justify="right")
-    table.add_column("overall", justify="right")
-    table.add_column("given a hit", justify="right")
+
+def damage_rows(odds: Any) -> list[tuple[str, str, str]]:
+    """The damage table's rows: each amount, its chance overall and given a hit."""
+    rows = []
     for value, p in odds.damage.items():
         on_hit = odds.damage_on_hit.get(value)
-        table.add_row(str(value), percent(p), percent(on_hit) if on_hit is not None else "")
+        rows.append((str(value), percent(p), percent(on_hit) if on_hit is not None else ""))
+    return rows
+
+
+def print_action_odds(odds: Any, console: Console) -> None:
+    """One attack's odds: what it needs, its chances, and the damage it deals."""
+    console.print(f"[bold]{odds.attacker} → {odds.target}[/bold] ({odds.weapon}, {odds.form})")
+    for line in action_odds_lines(odds):
+        console.print(line)
+    from rich.table import Table
+
+    table = Table(title=DAMAGE_COLUMNS[0])
+    for name in DAMAGE_COLUMNS:
+        table.add_column(name, justify="right")
+    for row in damage_rows(odds):
+        table.add_row(*row)
     console.print(table)
+
+
+def plain_action_odds(odds: Any) -> str | None:
+    """What :func:`print_action_odds` prints on a pipe's console, made without importing rich (a fifth
+    of a one-attack answer's time); None when rich could read a name otherwise (markup, an emoji code,
+    a character that is not printable), which it then prints itself. Tests hold the two byte for byte."""
+    first = f"{odds.attacker} → {odds.target} ({odds.weapon}, {odds.form})"
+    if not first.isprintable() or "[" in first or ":" in first:
+        return None
+    rows = damage_rows(odds)
+    if not all(cell.isascii() for row in rows for cell in row):
+        return None  # a cell's width is its length only in ASCII
+    lines = [first, *action_odds_lines(odds), DAMAGE_COLUMNS[0], *box_table(DAMAGE_COLUMNS, rows)]
+    return "".join(line.rstrip(" ") + "\n" for line in lines)
+
+
+def box_table(headers: tuple[str, ...], rows: list[tuple[str, str, str]]) -> list[str]:
+    """A rich table's lines on a pipe: box.HEAVY_HEAD, every column justified right, one space of padding."""
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) + 2 for i, h in enumerate(headers)]
+
+    def line(left: str, fill: str, cross: str, right: str) -> str:
+        return left + cross.join(fill * w for w in widths) + right
+
+    def cells(edge: str, texts: tuple[str, ...]) -> str:
+        return edge + edge.join(f" {t:>{w - 2}} " for t, w in zip(texts, widths, strict=True)) + edge
+
+    return [
+        line("┏", "━", "┳", "┓"),
+        cells("┃", headers),
+        line("┡", "━", "╇", "┩"),
+        *(cells("│", row) for row in rows),
+        line("└", "─", "┴", "┘"),
+    ]
 
 
 def print_fight_odds(data: dict[str, Any], console: Console) -> None:
