@@ -10,6 +10,7 @@ from tests.conftest import EXAMPLES, angthar_data
 
 from referee.errors import EncounterFileError
 from referee.files import load_encounter, setup_from_data
+from referee.model import WeaponSpec
 
 
 def write(tmp_path: Path, text: str | bytes) -> Path:
@@ -146,3 +147,19 @@ def test_a_command_lines_catalog_wins_over_the_encounters_and_the_setup_reads_ag
     assert setup.combatant("Angthar").weapons[0].damage == "1d12"
     again = setup_from_data(setup.to_dict(), "stored")  # no file named, none needed (the tracker's store)
     assert again.combatant("Angthar").weapons[0].damage == "1d12"
+
+
+def test_every_built_in_catalog_item_validates_and_is_validated_when_first_looked_up() -> None:
+    # The built-in catalog validates an item on first look-up (issue 12); a broken item is still found
+    # here, by looking every one up.
+    from referee import catalog
+
+    for items in (catalog.weapons(), catalog.armours(), catalog.shields()):
+        assert len(items) == len(list(items)) > 0
+        assert all(item is items[key] for key, item in items.items())  # each made once
+    fresh = catalog.Entries(
+        "weapons.yaml", WeaponSpec, {"club": {"name": "club", "damage": "1d4"}, "bad": {}}
+    )
+    assert fresh["club"].damage == "1d4" and "bad" not in fresh.made
+    with pytest.raises(EncounterFileError, match=r"catalog weapons\.yaml is invalid"):
+        fresh["bad"]

@@ -3,9 +3,11 @@
 `*Spec` classes are what an encounter file says (field names are the file's contract). :class:`Combatant`
 is a spec resolved against the catalog: weapons, armour and shield filled in, derived numbers known.
 The changing state of a fight (hit points, conditions) lives in :mod:`referee.engine.state`.
-"""
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: the fields' annotations are made as the classes are,
+where pydantic would otherwise compile each of their 160 strings (a fifth of building the models, which
+every command that reads an encounter pays; issue 12). A method returning its own class quotes it.
+"""
 
 import re
 from enum import IntEnum, StrEnum
@@ -39,7 +41,7 @@ class Size(IntEnum):
     GARGANTUAN = 5
 
     @classmethod
-    def parse(cls, value: Any) -> Size:
+    def parse(cls, value: Any) -> "Size":
         if isinstance(value, Size):
             return value
         if isinstance(value, int):
@@ -188,7 +190,7 @@ class ModifierSpec(Spec):
     band: Literal["easy", "difficult", "heroic"] | None = None
 
     @model_validator(mode="after")
-    def _band_fits(self) -> ModifierSpec:
+    def _band_fits(self) -> "ModifierSpec":
         if self.band is not None and ruling_band(self.value) != self.band:
             raise ValueError(
                 f"a {self.value:+d} modifier is {ruling_band(self.value)}, not {self.band} (ODD-SIT-2)"
@@ -355,7 +357,7 @@ class CombatantSpec(Spec):
         return text.removeprefix("1")
 
     @model_validator(mode="after")
-    def _attacks_name_weapons(self) -> CombatantSpec:
+    def _attacks_name_weapons(self) -> "CombatantSpec":
         """ODD-ATK-3: every attack of the routine is one of the combatant's weapons (or bare hands)."""
         carried = {(w if isinstance(w, str) else w.name).lower() for w in self.weapons}
         for name in self.attacks:
@@ -365,7 +367,7 @@ class CombatantSpec(Spec):
         return self
 
     @model_validator(mode="after")
-    def _needs_hit_points(self) -> CombatantSpec:
+    def _needs_hit_points(self) -> "CombatantSpec":
         die = self.hit_die or self.character_class
         if self.hp is None and self.hit_dice is None and (die is None or self.level is None):
             raise ValueError(f"{self.name}: give hp, hit_dice, or level with hit_die or class")
@@ -415,7 +417,7 @@ class EncounterSpec(Spec):
         return value
 
     @model_validator(mode="after")
-    def _names_are_unique(self) -> EncounterSpec:
+    def _names_are_unique(self) -> "EncounterSpec":
         seen: set[str] = set()
         for side in self.sides:
             if side.name in seen:

@@ -6,7 +6,7 @@ the same name; :class:`Catalog` is the set an encounter's names are looked up in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -90,26 +90,55 @@ def safe_data(text: str) -> Any:
         loader.dispose()
 
 
-def _load(filename: str, model: type[T]) -> dict[str, T]:
+class Entries(Mapping[str, T]):
+    """A catalog file's items by key, each validated when it is first looked up: an encounter names a
+    few of the catalog's items, and validating them all (every damage expression parsed) is work a
+    one-attack `referee odds` would mostly throw away (issue 12, the command line at once)."""
+
+    def __init__(self, filename: str, model: type[T], entries: dict[str, Any]) -> None:
+        self.filename = filename
+        self.model = model
+        self.entries = entries
+        self.made: dict[str, T] = {}
+
+    def __getitem__(self, key: str) -> T:
+        found = self.made.get(key)
+        if found is None:
+            entry = self.entries[key]  # KeyError: no such item
+            try:
+                found = self.model.model_validate(entry)
+            except ValidationError as exc:  # a broken catalog is a packaging bug
+                raise EncounterFileError(f"catalog {self.filename} is invalid: {exc}") from None
+            self.made[key] = found
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def _load(filename: str, model: type[T]) -> Entries[T]:
     text = resources.files("referee.catalog").joinpath(filename).read_text(encoding="utf-8")
     try:
-        return {_key(entry["name"]): model.model_validate(entry) for entry in safe_data(text)}
-    except (ValidationError, KeyError, TypeError) as exc:  # a broken catalog is a packaging bug
+        return Entries(filename, model, {_key(entry["name"]): entry for entry in safe_data(text)})
+    except (KeyError, TypeError) as exc:  # a broken catalog is a packaging bug
         raise EncounterFileError(f"catalog {filename} is invalid: {exc}") from None
 
 
 @cache
-def weapons() -> dict[str, WeaponSpec]:
+def weapons() -> Mapping[str, WeaponSpec]:
     return _load("weapons.yaml", WeaponSpec)
 
 
 @cache
-def armours() -> dict[str, ArmourSpec]:
+def armours() -> Mapping[str, ArmourSpec]:
     return _load("armour.yaml", ArmourSpec)
 
 
 @cache
-def shields() -> dict[str, ShieldSpec]:
+def shields() -> Mapping[str, ShieldSpec]:
     return _load("shields.yaml", ShieldSpec)
 
 
