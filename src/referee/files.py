@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -19,7 +19,6 @@ from pydantic import BaseModel, ValidationError
 from referee import catalog
 from referee.bestiary import ac_warnings, expand_shorthands, has_shorthands
 from referee.catalog import Catalog
-from referee.catalog.own import OwnCatalog, read_own_catalog_data
 from referee.checks import Modifier
 from referee.classes import class_named
 from referee.errors import EncounterFileError, OptionError
@@ -46,6 +45,9 @@ from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_op
 from referee.setup import Setup as Setup
 from referee.validation import describe_validation_error
 from referee.yaml_safe import check_flow_nesting, load_strict, read_regular_file
+
+if TYPE_CHECKING:  # a referee's own catalog is read only when an encounter or the command line names one
+    from referee.catalog.own import OwnCatalog
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -280,6 +282,8 @@ def _own_catalog(data: dict[str, Any], where: str, base_dir: Path | None) -> Own
     name = data.get("catalog")
     if name is None:
         return None
+    from referee.catalog.own import read_own_catalog_data
+
     if isinstance(name, dict):
         return read_own_catalog_data(name, where, "catalog.")
     if not isinstance(name, str) or not name.strip():
@@ -295,6 +299,8 @@ def _own_catalog(data: dict[str, Any], where: str, base_dir: Path | None) -> Own
 
 def read_own_catalog(path: Path) -> OwnCatalog:
     """A referee's own catalog file: `monsters:`, `weapons:`, `armour:`, `shields:` (referee.catalog.own)."""
+    from referee.catalog.own import read_own_catalog_data
+
     try:
         content = read_yaml(path)
     except OSError as exc:
