@@ -107,6 +107,7 @@ def percent(p: Fraction | float) -> str:
     return f"{float(p) * 100:.2f}%"
 
 
+MARKUP = frozenset("[\\:")  # what rich's markup and emoji codes read in a printed line
 DAMAGE_COLUMNS = ("damage", "overall", "given a hit")  # the damage table's title is its first column's
 
 
@@ -151,10 +152,11 @@ def print_action_odds(odds: Any, console: Console) -> None:
 
 def plain_action_odds(odds: Any) -> str | None:
     """What :func:`print_action_odds` prints on a pipe's console, made without importing rich (a fifth
-    of a one-attack answer's time); None when rich could read a name otherwise (markup, an emoji code,
-    a character that is not printable), which it then prints itself. Tests hold the two byte for byte."""
+    of a one-attack answer's time); None when rich could read a name otherwise (markup, a backslash
+    that escapes the bold's closing tag, an emoji code, a character that is not printable), which it
+    then prints itself. Tests hold the two byte for byte."""
     first = f"{odds.attacker} → {odds.target} ({odds.weapon}, {odds.form})"
-    if not first.isprintable() or "[" in first or ":" in first:
+    if not first.isprintable() or not MARKUP.isdisjoint(first):
         return None
     rows = damage_rows(odds)
     if not all(cell.isascii() for row in rows for cell in row):
