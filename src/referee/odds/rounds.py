@@ -1,0 +1,346 @@
+"""One round of the whole-fight chain (:mod:`referee.odds.chain`), planned once and played every round.
+
+A round starts in a *box*: the cells of one set of active combatants (the others stay at 0 hit points
+all round, so their axes are cut to index 0). Its orders of action (:mod:`referee.odds.orders`) are
+turned once per box into *steps*, one actor's attack each, and the steps of all orders into a trie
+(orders sharing their first steps play them once); the plan is kept and played again every round with
+the same orders (the orders change only where a rule reads the round: first strike in round 1).
+
+A slot (ODD-INIT-3) is everyone in it who is active when it begins. Which actors may be down at a step
+is known from the order alone (only an attacker's targets, and an attacker struck back, can lose hit
+points), so a slot becomes plain steps: an actor that cannot be down yet attacks everywhere; one that
+may be down attacks where it is active, which is where it was at the slot's start unless an earlier
+member of the slot can down it — only then is the slot played apart, once per pattern of who stood at
+its start. A step where nobody may be down needs no mask at all.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from referee.odds.orders import Order
+from referee.odds.plans import Array, Groups
+
+if TYPE_CHECKING:
+    from referee.odds.chain import _Chain
+
+
+@dataclass(frozen=True)
+class Act:
+    """`actor` attacks the enemy the tactics pick; `where_up`: only in cells where it is active now."""
+
+    actor: int
+    where_up: bool
+
+
+@dataclass(frozen=True)
+class Apart:
+    """A slot whose members' standing at its start must be kept apart: `split` may be down at its start
+    and an earlier member of the slot can down one of them."""
+
+    members: tuple[int, ...]
+    split: tuple[int, ...]
+
+
+Step = Act | Apart
+
+
+@dataclass
+class Plan:
+    """The steps of a round's orders as a trie: `end` is the chance of the orders that end here."""
+
+    end: Any = 0
+    next: dict[Step, Plan] = field(default_factory=dict)
+
+    def add(self, steps: Sequence[Step], p: Any) -> None:
+        node = self
+        for step in steps:
+            node = node.next.setdefault(step, Plan())
+        node.end += p
+
+    def size(self) -> int:
+        """Steps played in one round (for the benchmarks and the tests)."""
+        return sum(1 + child.size() for child in self.next.values())
+
+
+@dataclass
+class Box:
+    """The cells of one set of active combatants at the round's start, every mask cut alike; its plans
+    per distribution of orders (cached per set)."""
+
+    chain: _Chain
+    index: tuple[Any, ...]  # into the hit-point axes
+    up: tuple[bool, ...]  # per combatant: active at the round's start
+    start: Array  # the cells of this box where exactly these are active
+    active: list[Array]  # per combatant: where it is active (as numbers: mass * mask)
+    down: list[Array]  # ... and where it is not
+    targets: dict[tuple[int, int], Array]  # where the attacker picks the target
+    untargeted: dict[int, Array | None]  # where the attacker picks no enemy of this box (None: nowhere)
+    masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
+    plans: dict[Any, Plan] = field(default_factory=dict)
+
+    def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
+        key = (tuple(who), tuple(pattern))
+        if key not in self.masks:
+            self.masks[key] = self.chain.numbers(self.chain.mask(who, pattern)[self.index])
+        return self.masks[key]
+
+    def enemies(self, a: int) -> list[int]:
+        return [t for t in self.chain.attacks.enemies[a] if self.up[t]]
+
+    def downs(self, a: int) -> set[int]:
+        """Whom `a`'s attack can put down: its targets, and itself when struck back (MF-FUMBLE-2)."""
+        kernels = self.chain.attacks.kernels
+        struck_back = any(
+            back for t in self.enemies(a) for groups in kernels[(a, t)] if groups for back, _ in groups
+        )
+        return set(self.enemies(a)) | ({a} if struck_back else set())
+
+
+def box(chain: _Chain, pattern: tuple[bool, ...]) -> Box:
+    if pattern not in chain.boxes:
+        index = tuple(slice(None) if up else slice(0, 1) for up in pattern)
+        active = [m[index] for m in chain.active]
+        targets = {key: chain.numbers(mask[index]) for key, mask in chain.attacks.targets.items()}
+        untargeted: dict[int, Array | None] = {}
+        for a in range(len(pattern)):
+            aimed = [mask[index] for (b, t), mask in chain.attacks.targets.items() if b == a and pattern[t]]
+            nowhere = ~np.logical_or.reduce(aimed) if aimed else np.ones_like(active[a])
+            untargeted[a] = chain.numbers(nowhere) if nowhere.any() else None
+        start = chain.numbers(chain.mask(range(len(pattern)), pattern)[index])
+        chain.boxes[pattern] = Box(
+            chain, index, pattern, start, [chain.numbers(m) for m in active],
+            [chain.numbers(~m) for m in active], targets, untargeted,
+        )  # fmt: skip
+    return chain.boxes[pattern]
+
+
+def plan(box: Box, orders: Mapping[Order, Any], key: Any) -> Plan:
+    """The trie of steps of these orders in this box, orders that do the same collapsed into one
+    (cached by `key`, the orders' own)."""
+    if key not in box.plans:
+        sequences: dict[tuple[Step, ...], Any] = {}
+        for order, p in orders.items():
+            played = tuple(steps(box, order))
+            sequences[played] = sequences.get(played, 0) + p
+        trie = Plan(box.chain.zero())
+        for played, p in collapse(box, sequences).items():
+            trie.add(played, p)
+        box.plans[key] = trie
+    return box.plans[key]
+
+
+def collapse(box: Box, sequences: Mapping[tuple[Step, ...], Any]) -> dict[tuple[Step, ...], Any]:
+    """Sequences of steps that do the same to every mass, merged (their chances summed) into the one
+    that costs least. Orders often differ only where their steps commute — two goblins striking the same
+    man, in either order — so the sequences are told apart by what they do to one random mass on the
+    box: the same result (exactly, with Fractions; to 1e-10 of the largest cell in floating point, far
+    above rounding and far below any real difference of chances) is the same operator. One play of
+    every sequence, once per box."""
+    if len(sequences) < 2:
+        return dict(sequences)
+    chain = box.chain
+    probe, weights = _probe(box)
+    trie = Plan(chain.zero())
+    for played in sequences:
+        trie.add(played, 1)
+    groups: dict[Any, list[tuple[Array, list[tuple[Step, ...]]]]] = {}
+    for played, result in _leaves(box, probe, trie, ()):
+        signature = (result * weights).sum()
+        bucket = groups.setdefault(signature if chain.exact else float(f"{signature:.8e}"), [])
+        for held, members in bucket:
+            if _same(held, result, chain.exact):
+                members.append(played)
+                break
+        else:
+            bucket.append((result, [played]))
+    merged: dict[tuple[Step, ...], Any] = {}
+    for bucket in groups.values():
+        for _result, members in bucket:
+            cheapest = min(members, key=_cost)
+            merged[cheapest] = sum((sequences[m] for m in members), chain.zero())
+    return merged
+
+
+def _probe(box: Box) -> tuple[Array, Array]:
+    """A random mass on the box's starting cells (count axes at 0) and random weights for a signature
+    (seeded: the same plan every time)."""
+    chain = box.chain
+    counts = [chain.attacks.caps[i] + 1 for i in chain.counted]
+    shape = counts + list(box.start.shape)
+    rng = np.random.default_rng(12)
+    if chain.exact:
+        draw = np.vectorize(lambda n: Fraction(int(n)), otypes=[object])
+        mass = draw(rng.integers(1, 2**40, size=box.start.shape)) * box.start
+        weights = draw(rng.integers(1, 2**40, size=shape))
+    else:
+        mass = rng.uniform(0.5, 1.5, size=box.start.shape) * box.start
+        weights = rng.uniform(0.5, 1.5, size=shape)
+    probe = np.zeros(shape, dtype=mass.dtype)
+    if chain.exact:
+        probe[...] = Fraction(0)
+    probe[(0,) * len(counts)] = mass
+    return probe, weights
+
+
+def _leaves(
+    box: Box, mass: Array, node: Plan, before: tuple[Step, ...]
+) -> list[tuple[tuple[Step, ...], Array]]:
+    out = [(before, mass)] if node.end else []
+    for step, child in node.next.items():
+        out += _leaves(box, _step(box, mass, step), child, (*before, step))
+    return out
+
+
+def _same(a: Array, b: Array, exact: bool) -> bool:
+    if exact:
+        return bool(np.array_equal(a, b))
+    scale = float(np.abs(a).max()) or 1.0
+    return bool(np.abs(a - b).max() <= 1e-10 * scale)
+
+
+def _cost(played: tuple[Step, ...]) -> tuple[int, tuple[Any, ...]]:
+    """Steps played, a slot played apart counting once per pattern and member; ties by the steps."""
+    cost = sum(1 if isinstance(s, Act) else len(s.members) << len(s.split) for s in played)
+    return cost, tuple(
+        (0, s.actor, s.where_up) if isinstance(s, Act) else (1, s.members, s.split) for s in played
+    )
+
+
+def steps(box: Box, order: Order) -> list[Step]:
+    """An order's slots as steps (see the module docstring): who may be down is followed as it goes."""
+    maybe_down: set[int] = set()
+    out: list[Step] = []
+    for slot in order:
+        acts: list[Step] = []
+        downed_here: set[int] = set()
+        apart = False
+        for m in slot:
+            apart = apart or (m in maybe_down and m in downed_here)
+            acts.append(Act(m, m in maybe_down))
+            downed_here |= box.downs(m)
+        if apart:
+            out.append(Apart(slot, tuple(m for m in slot if m in maybe_down)))
+        else:
+            out.extend(acts)
+        maybe_down |= downed_here
+    return out
+
+
+def play(box: Box, mass: Array, node: Plan, out: Array) -> None:
+    """Add to `out` the mass after every order below `node`, each weighted by its chance."""
+    if node.end:
+        out += mass * node.end
+    for step, child in node.next.items():
+        play(box, _step(box, mass, step), child, out)
+
+
+def _step(box: Box, mass: Array, step: Step) -> Array:
+    if isinstance(step, Act):
+        if not step.where_up:
+            return _attack(box, mass, step.actor)
+        acting = mass * box.active[step.actor]
+        return mass * box.down[step.actor] + _attack(box, acting, step.actor)
+    out = np.zeros_like(mass)
+    for pattern in itertools.product((False, True), repeat=len(step.split)):
+        piece = mass * box.mask(step.split, pattern)
+        standing = dict(zip(step.split, pattern, strict=True))
+        for m in step.members:
+            if standing.get(m, True):
+                piece = _attack(box, piece, m)
+        out += piece
+    return out
+
+
+def _attack(box: Box, mass: Array, a: int) -> Array:
+    """Combatant `a` attacks the enemy the tactics pick in each cell (cells with none are unchanged).
+    An enemy down all round in this box is never picked: it is skipped."""
+    attacks = box.chain.attacks
+    enemies = box.enemies(a)
+    if len(enemies) == 1 and attacks.always[a]:
+        # one enemy, attacked wherever it stands; where it is down the kernel changes nothing
+        return _along(box.chain, mass, a, enemies[0])
+    untargeted = box.untargeted[a]
+    out: Array | None = None if untargeted is None else mass * untargeted
+    for t in enemies:
+        moved = _along(box.chain, mass * box.targets[(a, t)], a, t)
+        if out is None:
+            out = moved
+        else:
+            out += moved
+    return mass if out is None else out
+
+
+def _along(chain: _Chain, mass: Array, a: int, t: int) -> Array:
+    """`a`'s attack on `t`, by the count of attackers on `t` so far this round when that is counted."""
+    tables = chain.attacks.kernels[(a, t)]
+    axis = chain.counted.get(t)
+    if axis is None:
+        groups = tables[0]
+        return mass if groups is None else _apply(chain, mass, a, t, groups)
+    cap = len(tables) - 1
+    out = np.zeros_like(mass)
+    for k, groups in enumerate(tables):
+        here: list[Any] = [slice(None)] * mass.ndim
+        here[axis] = slice(k, k + 1)
+        piece = mass[tuple(here)]
+        if groups is None:  # the tactics wait: no attack, no count
+            out[tuple(here)] += piece
+            continue
+        after = list(here)
+        after[axis] = slice(min(k + 1, cap), min(k + 1, cap) + 1)
+        out[tuple(after)] += _apply(chain, piece, a, t, groups)
+    return out
+
+
+def _apply(chain: _Chain, mass: Array, a: int, t: int, groups: Groups) -> Array:
+    """K[new, old] along the target's hit-point axis; any damage to the attacker along its own."""
+    offset = len(chain.counted)
+    out: Array | None = None
+    for to_attacker, kernel in groups:
+        moved = _matmul_along(mass, offset + t, kernel)
+        if to_attacker:
+            moved = _matmul_along(moved, offset + a, _shift(chain, a, to_attacker))
+        if out is None:
+            out = moved
+        else:
+            out += moved
+    assert out is not None
+    return out
+
+
+def _shift(chain: _Chain, a: int, damage: int) -> Array:
+    """S[new, old]: `damage` off `a`'s hit points (0 = down)."""
+    key = (a, damage)
+    if key not in chain.shifts:
+        size = chain.size[a]
+        shift = np.zeros((size, size), dtype=object if chain.exact else float)
+        one = Fraction(1) if chain.exact else 1.0
+        shift[...] = chain.zero()
+        for old in range(size):
+            shift[max(0, old - damage), old] = one
+        chain.shifts[key] = shift
+    return chain.shifts[key]
+
+
+def _matmul_along(mass: Array, axis: int, matrix: Array) -> Array:
+    """matrix[new, old] applied along `axis`, as one matrix product where the axis is the first or the
+    last (a batched one between)."""
+    shape = mass.shape
+    n = shape[axis]
+    if axis == mass.ndim - 1:
+        last: Array = (mass.reshape(-1, n) @ matrix.T).reshape(shape)
+        return last
+    if axis == 0:
+        first: Array = (matrix @ mass.reshape(n, -1)).reshape(shape)
+        return first
+    before = math.prod(shape[:axis])  # Python ints: np.prod costs more than the product here
+    moved: Array = np.matmul(matrix, mass.reshape(before, n, -1))
+    return moved.reshape(shape)
