@@ -23,7 +23,7 @@ from referee.model import Combatant
 from referee.odds import rounds
 from referee.odds.encounter import starting_hit_points
 from referee.odds.errors import OddsError
-from referee.odds.orders import Order, order_distribution, roll_every_face
+from referee.odds.orders import Order, indexed_orders, roll_every_face, slot_distribution
 from referee.odds.plans import SIM, Array, Attacks, check_round_hooks, compile_attacks
 from referee.rules import initiative, turns
 from referee.rules.options import FinishFallen
@@ -77,7 +77,10 @@ class _Chain:
     active: list[Array]  # per combatant: cells where it is active
     hp: dict[str, dict[int, Fraction]]  # starting hit points of each combatant
     counted: dict[int, int] = field(default_factory=dict)  # combatant → its count axis
-    orders: dict[Any, Mapping[Order, Any]] = field(default_factory=dict)
+    orders: dict[Any, Mapping[Order, Any]] = field(default_factory=dict)  # distinct distributions
+    slots: dict[Any, Mapping[tuple[tuple[str, ...], ...], Any]] = field(default_factory=dict)
+    by_round: dict[tuple[frozenset[int], int], tuple[Mapping[Order, Any], Any]] = field(default_factory=dict)
+    round_read: bool = False  # some unit's initiative read the round's number
     masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
     shifts: dict[tuple[int, int], Array] = field(default_factory=dict)
     unit_rolls: dict[tuple[Any, ...], list[tuple[initiative.UnitRoll, Fraction]]] = field(
@@ -121,13 +124,14 @@ def chain_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
     mass = _initial_mass(chain)
     code = _sides_code(chain)  # per cell: the set of sides standing, as bits
     groups = [  # the cells of each set of sides standing
-        ([s for i, s in enumerate(setup.sides) if bits >> i & 1], code == bits)
-        for bits in np.unique(code).tolist()
+        ([s for i, s in enumerate(setup.sides) if bits >> i & 1], chain.numbers(code == bits))
+        for bits in sorted(set(code.ravel().tolist()))
     ]
     wins = [zero] * len(setup.sides)
     draw = limit = zero
-    rounds: dict[int, Any] = {}
+    by_round: dict[int, Any] = {}
     unresolved = zero
+    keep: dict[tuple[int, ...], Array] = {}  # the cells still fighting once these groups have ended
     for number in range(1, setup.max_rounds + 1):
         if not mass.any():
             break
@@ -136,11 +140,12 @@ def chain_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
             break
         mass = _play_round(chain, mass, number)
         ended = zero
-        for standing, cells in groups:
+        over: list[int] = []
+        for g, (standing, cells) in enumerate(groups):
             end = turns.fight_end(standing, number, setup.max_rounds, round_over=True)
             if end is None:
                 continue
-            p = mass[cells].sum()
+            p = (mass * cells).sum()  # not a dot product: BLAS would start threads for it
             if end.winner is not None:
                 wins[setup.sides.index(end.winner)] += p
             elif end.reason == turns.ROUND_LIMIT:
@@ -148,13 +153,18 @@ def chain_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
             else:
                 draw += p
             ended += p
-            mass = np.where(cells, 0, mass)
-        rounds[number] = ended
+            over.append(g)
+        if tuple(over) not in keep:
+            keep[tuple(over)] = 1 - sum(
+                (groups[g][1] for g in over), chain.numbers(np.zeros_like(code, dtype=bool))
+            )
+        mass = mass * keep[tuple(over)]
+        by_round[number] = ended
     return FightOdds(
         wins=dict(zip(setup.sides, wins, strict=True)),
         draw=draw,
         limit=limit,
-        rounds=rounds,
+        rounds=by_round,
         states=int(np.prod(chain.size)),
         unresolved=unresolved,
         exact=exact,
@@ -215,32 +225,43 @@ def _sides_code(chain: _Chain) -> Array:
 
 def _orders(chain: _Chain, active: frozenset[int], number: int) -> tuple[Mapping[Order, Any], Any]:
     """The distribution of the order of action for these active combatants (:mod:`referee.odds.orders`:
-    each unit's roll over every face, the slots, first strike in round 1, ODD-INIT-5), and its key.
-    Cached per active set and per the units' roll distributions: the same every round unless a rule
-    reads the round's number."""
+    each unit's roll over every face, the slots, first strike in round 1, ODD-INIT-5), and a key that
+    names it (equal distributions share one). The same every round after the first unless a rule reads
+    the round's number (then asked for again every round)."""
+    asked = (active, number if chain.round_read or number < 3 else 2)
+    if asked not in chain.by_round:
+        chain.by_round[asked] = _orders_of(chain, active, number)
+    return chain.by_round[asked]
+
+
+def _orders_of(chain: _Chain, active: frozenset[int], number: int) -> tuple[Mapping[Order, Any], Any]:
     setup, ruleset = chain.setup, chain.setup.ruleset
     specs = [c for i, c in enumerate(setup.combatants) if i in active]
     by_name = {c.name: c for c in specs}
     units = initiative.initiative_units(ruleset, specs, setup.sides)
     members = initiative.members_of_units(ruleset, specs, setup.sides)
     per_unit = [_unit_rolls(chain, unit, [by_name[n] for n in members[unit]], number) for unit in units]
-    first_strike = number == 1 and ruleset.first_strike_reach_size
-    key = (active, first_strike, tuple(map(id, per_unit)))  # the roll lists are cached: one per distribution
-    if key not in chain.orders:
+    rolled = (active, tuple(map(id, per_unit)))  # the roll lists are cached: one per distribution
+    if rolled not in chain.slots:
         combinations = int(np.prod([len(rolls) for rolls in per_unit], dtype=np.int64))
         if combinations > MAX_ORDERS:
             raise OddsError(
                 f"{combinations} combinations of initiative rolls a round is over the exact-odds bound of"
                 f" {MAX_ORDERS}; {SIM}"
             )
-        index = {n: i for i, n in enumerate(chain.names)}
         # floats unless exact: Fraction products per combination cost more than the rest
         weighted = [[(r, q if chain.exact else float(q)) for r, q in rolls] for rolls in per_unit]
         one: Any = Fraction(1) if chain.exact else 1.0
-        chain.orders[key] = order_distribution(
-            ruleset, weighted, members, by_name if first_strike else None, index, one
-        )
-    return chain.orders[key], key
+        chain.slots[rolled] = slot_distribution(ruleset, weighted, members, one)
+    first_strike = number == 1 and ruleset.first_strike_reach_size
+    index = {n: i for i, n in enumerate(chain.names)}
+    orders = indexed_orders(chain.slots[rolled], by_name if first_strike else None, index)
+    for key, known in chain.orders.items():
+        if key[0] == active and known == orders:
+            return known, key
+    key = (active, len(chain.orders))
+    chain.orders[key] = orders
+    return orders, key
 
 
 def _unit_rolls(
@@ -254,6 +275,7 @@ def _unit_rolls(
     key = (*names, number)
     if key not in chain.unit_rolls:
         rolls, read = roll_every_face(chain.setup.ruleset, unit, members, number)
+        chain.round_read = chain.round_read or read
         chain.unit_rolls[key if read else names] = rolls
         return rolls
     return chain.unit_rolls[key]

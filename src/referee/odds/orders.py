@@ -75,6 +75,41 @@ for _name in (
     setattr(_WatchedNumber, _name, _noting(_name))
 
 
+def slot_distribution(
+    ruleset: Ruleset, per_unit: Sequence[Rolls], members: Mapping[str, list[str]], one: Any
+) -> dict[tuple[tuple[str, ...], ...], Any]:
+    """The chance of each distinct list of slots (:func:`initiative.order_from_rolls`) before first
+    strike. `one` is 1 as the chances are kept."""
+    if _ranks_only():
+        rolled = [(rolls, p) for rolls, p in _rankings(per_unit, one).values()]
+    else:
+        rolled = [_combination(combo, one) for combo in itertools.product(*per_unit)]
+    total: dict[tuple[tuple[str, ...], ...], Any] = {}
+    for rolls, p in rolled:
+        slots = tuple(map(tuple, initiative.order_from_rolls(ruleset, rolls, members)))
+        total[slots] = total.get(slots, 0) + p
+    return total
+
+
+def indexed_orders(
+    slots: Mapping[tuple[tuple[str, ...], ...], Any],
+    first_strike: Mapping[str, Combatant] | None,
+    index: Mapping[str, int],
+) -> dict[Order, Any]:
+    """The slots as combatant indices, first strike applied (ODD-INIT-5) when `first_strike` gives the
+    combatants; orders made equal by it are summed."""
+    total: dict[Order, Any] = {}
+    for named, p in slots.items():
+        moved = named
+        if first_strike is not None:
+            moved = tuple(
+                map(tuple, initiative.apply_first_strike([list(s) for s in named], first_strike)[0])
+            )
+        order = tuple(tuple(index[n] for n in slot) for slot in moved)
+        total[order] = total.get(order, 0) + p
+    return total
+
+
 def order_distribution(
     ruleset: Ruleset,
     per_unit: Sequence[Rolls],
@@ -85,24 +120,7 @@ def order_distribution(
 ) -> dict[Order, Any]:
     """The chance of each distinct order of action (slots of combatant indices), first strike applied
     when `first_strike` gives the combatants (ODD-INIT-5). `one` is 1 as the chances are kept."""
-    if _ranks_only():
-        rolled = [(rolls, p) for rolls, p in _rankings(per_unit, one).values()]
-    else:
-        rolled = [_combination(combo, one) for combo in itertools.product(*per_unit)]
-    struck: dict[tuple[tuple[str, ...], ...], Order] = {}
-    total: dict[Order, Any] = {}
-    for rolls, p in rolled:
-        slots = tuple(map(tuple, initiative.order_from_rolls(ruleset, rolls, members)))
-        if slots not in struck:
-            moved = slots
-            if first_strike is not None:
-                moved = tuple(
-                    map(tuple, initiative.apply_first_strike([list(s) for s in slots], first_strike)[0])
-                )
-            struck[slots] = tuple(tuple(index[n] for n in slot) for slot in moved)
-        order = struck[slots]
-        total[order] = total.get(order, 0) + p
-    return total
+    return indexed_orders(slot_distribution(ruleset, per_unit, members, one), first_strike, index)
 
 
 def _combination(

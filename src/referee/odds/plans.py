@@ -111,11 +111,18 @@ def compile_attacks(
     memo: dict[tuple[str, str, int], dict[outcomes.Outcome, Fraction] | None] = {}
     raw: dict[tuple[int, int], list[dict[outcomes.Outcome, Fraction] | None]] = {}
     deflected: list[tuple[int, int]] = []  # attacks that spend the target's shield deflections
+    checked: dict[tuple[str, str, int], tuple[bool, list[dict[outcomes.Outcome, Fraction] | None]]] = {}
     for a, name in enumerate(names):
         for t, target in enumerate(names):
             if sides[a] == sides[t]:
                 continue
             others = [names[i] for i in range(len(names)) if sides[i] != sides[t] and i != a]
+            alike = (kinds[a], kinds[t], len(others))  # the same attacker on the same target: asked once
+            if alike in checked:
+                spends, raw[(a, t)] = checked[alike]
+                if spends:
+                    deflected.append((a, t))
+                continue
             first = _choice(setup, name, target, 1, 1, {})
             # the plan must not depend on the target's hit points or the round (the chain tracks neither)
             if not _same(first, _choice(setup, name, target, 2, 2, {})):
@@ -135,6 +142,7 @@ def compile_attacks(
                     memo[key] = _distribution(choice)
                 per_count.append(memo[key])
             raw[(a, t)] = per_count
+            checked[alike] = (first is not None and bool(first[2].deflection_used), per_count)
     caps = [0] * len(names)
     for (_a, t), per_count in raw.items():
         changes = [k for k in range(1, len(per_count)) if per_count[k] != per_count[k - 1]]

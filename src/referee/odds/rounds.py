@@ -85,6 +85,7 @@ class Box:
     untargeted: dict[int, Array | None]  # where the attacker picks no enemy of this box (None: nowhere)
     masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
     plans: dict[Any, Plan] = field(default_factory=dict)
+    downed: dict[int, set[int]] = field(default_factory=dict)
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
         key = (tuple(who), tuple(pattern))
@@ -97,11 +98,13 @@ class Box:
 
     def downs(self, a: int) -> set[int]:
         """Whom `a`'s attack can put down: its targets, and itself when struck back (MF-FUMBLE-2)."""
-        kernels = self.chain.attacks.kernels
-        struck_back = any(
-            back for t in self.enemies(a) for groups in kernels[(a, t)] if groups for back, _ in groups
-        )
-        return set(self.enemies(a)) | ({a} if struck_back else set())
+        if a not in self.downed:
+            kernels = self.chain.attacks.kernels
+            struck_back = any(
+                back for t in self.enemies(a) for groups in kernels[(a, t)] if groups for back, _ in groups
+            )
+            self.downed[a] = set(self.enemies(a)) | ({a} if struck_back else set())
+        return self.downed[a]
 
 
 def box(chain: _Chain, pattern: tuple[bool, ...]) -> Box:
@@ -175,14 +178,26 @@ def _probe(box: Box) -> tuple[Array, Array]:
     chain = box.chain
     counts = [chain.attacks.caps[i] + 1 for i in chain.counted]
     shape = counts + list(box.start.shape)
-    rng = np.random.default_rng(12)
-    if chain.exact:
-        draw = np.vectorize(lambda n: Fraction(int(n)), otypes=[object])
-        mass = draw(rng.integers(1, 2**40, size=box.start.shape)) * box.start
-        weights = draw(rng.integers(1, 2**40, size=shape))
-    else:
-        mass = rng.uniform(0.5, 1.5, size=box.start.shape) * box.start
-        weights = rng.uniform(0.5, 1.5, size=shape)
+    seed = [12]
+
+    def draw(shape: Sequence[int]) -> Array:
+        # scattered values from a multiplicative hash of the cell's place (numpy's random module would
+        # cost more to import than the whole plan); what matters is that no structure lines them up
+        seed[0] += 1
+        count = math.prod(shape)
+        hashed = (
+            np.arange(1, count + 1, dtype=np.uint64) * np.uint64(2654435761) + np.uint64(seed[0])
+        ) % np.uint64(2**31 - 1)
+        picked: Array
+        if chain.exact:
+            picked = np.empty(count, dtype=object)
+            picked[:] = [Fraction(int(n) + 1) for n in hashed.tolist()]
+        else:
+            picked = 0.5 + hashed / float(2**31 - 1)
+        return picked.reshape(shape)
+
+    mass = draw(box.start.shape) * box.start
+    weights = draw(shape)
     probe = np.zeros(shape, dtype=mass.dtype)
     if chain.exact:
         probe[...] = Fraction(0)
@@ -244,10 +259,16 @@ def play(box: Box, mass: Array, node: Plan, out: Array) -> None:
 
 def _step(box: Box, mass: Array, step: Step) -> Array:
     if isinstance(step, Act):
+        a = step.actor
         if not step.where_up:
-            return _attack(box, mass, step.actor)
-        acting = mass * box.active[step.actor]
-        return mass * box.down[step.actor] + _attack(box, acting, step.actor)
+            return _attack(box, mass, a)
+        if a in box.downs(a):  # struck back: its own hit points move too, so the cells are kept apart
+            return mass * box.down[a] + _attack(box, mass * box.active[a], a)
+        # its attack leaves its own hit points be: attack everywhere, then put back where it is down
+        out = _attack(box, mass, a)
+        where_down = (slice(None),) * (len(box.chain.counted) + a) + (0,)
+        out[where_down] = mass[where_down]
+        return out
     out = np.zeros_like(mass)
     for pattern in itertools.product((False, True), repeat=len(step.split)):
         piece = mass * box.mask(step.split, pattern)
