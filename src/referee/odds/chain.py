@@ -87,6 +87,7 @@ class _Chain:
         default_factory=dict
     )
     boxes: dict[tuple[bool, ...], rounds.Box] = field(default_factory=dict)
+    transposed: dict[int, Array] = field(default_factory=dict)  # id(matrix) → its transpose, contiguous
     exact: bool = False
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
