@@ -42,7 +42,7 @@ def test_orders_per_ranking_equal_every_combination(seed: int, monkeypatch: pyte
     fast = orders.order_distribution(ruleset, per_unit, members, None, index, Fraction(1))
     plain = initiative.order_from_rolls
     monkeypatch.setattr(initiative, "order_from_rolls", lambda *args: plain(*args))
-    assert not orders._ranks_only()
+    assert not orders.ranks_only()
     slow = orders.order_distribution(ruleset, per_unit, members, None, index, Fraction(1))
     assert fast == slow
     assert sum(fast.values()) == 1
@@ -85,3 +85,14 @@ def test_orders_that_do_the_same_are_played_once(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(rounds, "collapse", lambda box, sequences: dict(sequences))
     every = odds.fight_odds(setup, exact=True, walk=False)
     assert collapsed == every
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rankings_of_fewer_units_are_those_of_more_with_the_rest_left_out(seed: int) -> None:
+    # rule: ODD-INIT-1: each unit rolls alone, so leaving units out of a ranking of all gives the
+    # ranking of those left (how the chain gets a round's orders once someone is down)
+    rng = random.Random(seed)
+    per_unit = [unit_rolls(rng, f"U{i}", rng.choice([10, 11])) for i in range(5)]
+    keep = sorted(rng.sample(range(5), rng.randint(1, 4)))
+    every = orders.rankings(per_unit, Fraction(1))
+    assert orders.restricted(every, keep) == orders.rankings([per_unit[u] for u in keep], Fraction(1))

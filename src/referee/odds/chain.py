@@ -23,7 +23,17 @@ from referee.model import Combatant
 from referee.odds import rounds
 from referee.odds.encounter import starting_hit_points
 from referee.odds.errors import OddsError
-from referee.odds.orders import Order, indexed_orders, roll_every_face, slot_distribution
+from referee.odds.orders import (
+    Order,
+    Ranking,
+    Rolls,
+    indexed_orders,
+    rankings,
+    ranks_only,
+    restricted,
+    roll_every_face,
+    slot_distribution,
+)
 from referee.odds.plans import SIM, Array, Attacks, check_round_hooks, compile_attacks
 from referee.rules import initiative, turns
 from referee.rules.options import FinishFallen
@@ -81,6 +91,7 @@ class _Chain:
     slots: dict[Any, Mapping[tuple[tuple[str, ...], ...], Any]] = field(default_factory=dict)
     by_round: dict[tuple[frozenset[int], int], tuple[Mapping[Order, Any], Any]] = field(default_factory=dict)
     round_read: bool = False  # some unit's initiative read the round's number
+    rankings: dict[tuple[int, ...], Mapping[Ranking, Any]] = field(default_factory=dict)  # by roll lists
     masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
     shifts: dict[tuple[int, int], Array] = field(default_factory=dict)
     unit_rolls: dict[tuple[Any, ...], list[tuple[initiative.UnitRoll, Fraction]]] = field(
@@ -253,7 +264,9 @@ def _orders_of(chain: _Chain, active: frozenset[int], number: int) -> tuple[Mapp
         # floats unless exact: Fraction products per combination cost more than the rest
         weighted = [[(r, q if chain.exact else float(q)) for r, q in rolls] for rolls in per_unit]
         one: Any = Fraction(1) if chain.exact else 1.0
-        chain.slots[rolled] = slot_distribution(ruleset, weighted, members, one)
+        chain.slots[rolled] = slot_distribution(
+            ruleset, weighted, members, one, _ranked(chain, rolled[1], weighted)
+        )
     first_strike = number == 1 and ruleset.first_strike_reach_size
     index = {n: i for i, n in enumerate(chain.names)}
     orders = indexed_orders(chain.slots[rolled], by_name if first_strike else None, index)
@@ -263,6 +276,21 @@ def _orders_of(chain: _Chain, active: frozenset[int], number: int) -> tuple[Mapp
     key = (active, len(chain.orders))
     chain.orders[key] = orders
     return orders, key
+
+
+def _ranked(chain: _Chain, ids: tuple[int, ...], per_unit: list[Rolls]) -> Mapping[Ranking, Any] | None:
+    """The rankings of these units' keys, from those of a larger set of units when known (the same roll
+    lists: each unit rolls alone, whoever else is up), else computed (None: the rule is not its own)."""
+    if not ranks_only():
+        return None
+    if ids not in chain.rankings:
+        for known, ranked in chain.rankings.items():
+            if set(ids) <= set(known):
+                chain.rankings[ids] = restricted(ranked, [known.index(i) for i in ids])
+                break
+        else:
+            chain.rankings[ids] = rankings(per_unit, Fraction(1) if chain.exact else 1.0)
+    return chain.rankings[ids]
 
 
 def _unit_rolls(

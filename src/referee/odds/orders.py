@@ -75,13 +75,22 @@ for _name in (
     setattr(_WatchedNumber, _name, _noting(_name))
 
 
+Ranking = tuple[int, ...]  # the units sharing each key, from the highest key down (bits of positions)
+
+
 def slot_distribution(
-    ruleset: Ruleset, per_unit: Sequence[Rolls], members: Mapping[str, list[str]], one: Any
+    ruleset: Ruleset,
+    per_unit: Sequence[Rolls],
+    members: Mapping[str, list[str]],
+    one: Any,
+    ranked: Mapping[Ranking, Any] | None = None,
 ) -> dict[tuple[tuple[str, ...], ...], Any]:
     """The chance of each distinct list of slots (:func:`initiative.order_from_rolls`) before first
-    strike. `one` is 1 as the chances are kept."""
-    if _ranks_only():
-        rolled = [(rolls, p) for rolls, p in _rankings(per_unit, one).values()]
+    strike: asked once per ranking of the keys (`ranked`, else :func:`rankings`) while the rule is its
+    own (:func:`ranks_only`), else for every combination of rolls. `one` is 1 as the chances are kept."""
+    if ranks_only():
+        by_ranking = rankings(per_unit, one) if ranked is None else ranked
+        rolled = [(_witness(per_unit, groups), p) for groups, p in by_ranking.items()]
     else:
         rolled = [_combination(combo, one) for combo in itertools.product(*per_unit)]
     total: dict[tuple[tuple[str, ...], ...], Any] = {}
@@ -132,7 +141,7 @@ def _combination(
     return [r for r, _ in combo], p
 
 
-def _ranks_only() -> bool:
+def ranks_only() -> bool:
     """Whether the order is the rule's own sort (it reads only how the keys rank): the functions are
     the module's own code, not a house rule put in their place."""
     own = initiative.__file__
@@ -144,35 +153,56 @@ def _ranks_only() -> bool:
     )
 
 
-def _rankings(
-    per_unit: Sequence[Rolls], one: Any
-) -> dict[tuple[frozenset[int], ...], tuple[list[initiative.UnitRoll], Any]]:
-    """Every ranking of the units' keys (the units sharing each key, from the highest key down) with its
-    chance and rolls that rank so: the keys are taken from the highest down, and at each the units not
-    yet placed that can have it either have it (they form the next group) or a lower one. Rankings
-    reached alike are merged as they go (the units still to place have keys below the last one)."""
-    chance = [{r.key: (r, q) for r, q in rolls} for rolls in per_unit]
+def rankings(per_unit: Sequence[Rolls], one: Any) -> dict[Ranking, Any]:
+    """Every ranking of the units' keys with its chance: the keys are taken from the highest down, and
+    at each the units not yet placed that can have it either have it (they form the next group) or a
+    lower one. Rankings reached alike are merged as they go (the units still to place have keys below
+    the last one, whatever came before)."""
+    chance = [{r.key: q for r, q in rolls} for rolls in per_unit]
     keys = sorted({key for by_key in chance for key in by_key}, reverse=True)
-    states: dict[tuple[frozenset[int], ...], tuple[Any, dict[int, initiative.UnitRoll]]] = {(): (one, {})}
+    states: dict[Ranking, tuple[int, Any]] = {(): (0, one)}  # ranking so far → (units placed, chance)
     for key in keys:
-        following: dict[tuple[frozenset[int], ...], tuple[Any, dict[int, initiative.UnitRoll]]] = {}
-        for groups, (p, witness) in states.items():
-            can = [u for u, by_key in enumerate(chance) if key in by_key and u not in witness]
-            for size in range(len(can) + 1):
-                for here in itertools.combinations(can, size):
-                    q = p
-                    for u in here:
-                        q = q * chance[u][key][1]
-                    after = (*groups, frozenset(here)) if here else groups
-                    held = following.get(after)
-                    if held is None:
-                        following[after] = (q, {**witness, **{u: chance[u][key][0] for u in here}})
-                    else:
-                        following[after] = (held[0] + q, held[1])
+        holders = [(1 << u, by_key[key]) for u, by_key in enumerate(chance) if key in by_key]
+        following: dict[Ranking, tuple[int, Any]] = {}
+        for groups, (placed, p) in states.items():
+            free = [(bit, q) for bit, q in holders if not placed & bit]
+            for choice in range(1 << len(free)):  # 0: none of them has this key
+                q, group = p, 0
+                for j, (bit, qj) in enumerate(free):
+                    if choice >> j & 1:
+                        q, group = q * qj, group | bit
+                after = (*groups, group) if group else groups
+                held = following.get(after)
+                following[after] = (placed | group, q if held is None else held[1] + q)
         states = following
-    every = len(per_unit)
-    return {
-        groups: ([witness[u] for u in range(every)], p)
-        for groups, (p, witness) in states.items()
-        if len(witness) == every
-    }
+    everyone = (1 << len(per_unit)) - 1
+    return {groups: p for groups, (placed, p) in states.items() if placed == everyone}
+
+
+def restricted(ranked: Mapping[Ranking, Any], keep: Sequence[int]) -> dict[Ranking, Any]:
+    """The rankings of some of the units (`keep`: their places among all, in their own order): each
+    ranking with the others left out. The rolls are independent, so this is their own distribution."""
+    out: dict[Ranking, Any] = {}
+    for groups, p in ranked.items():
+        mapped = tuple(
+            g for g in (sum(1 << j for j, u in enumerate(keep) if group >> u & 1) for group in groups) if g
+        )
+        out[mapped] = out.get(mapped, 0) + p
+    return out
+
+
+def _witness(per_unit: Sequence[Rolls], groups: Ranking) -> list[initiative.UnitRoll]:
+    """Rolls that rank as `groups` do: each group at the highest key all its units can have that is
+    below the last group's (the highest choice leaves the most room below)."""
+    by_key = [{r.key: r for r, _ in rolls} for rolls in per_unit]
+    keys = sorted({key for rolls in by_key for key in rolls}, reverse=True)
+    chosen: dict[int, initiative.UnitRoll] = {}
+    at = 0
+    for group in groups:
+        units = [u for u in range(len(per_unit)) if group >> u & 1]
+        while not all(keys[at] in by_key[u] for u in units):
+            at += 1
+        for u in units:
+            chosen[u] = by_key[u][keys[at]]
+        at += 1
+    return [chosen[u] for u in range(len(per_unit))]
