@@ -135,11 +135,15 @@ def compile_attacks(
             if first is not None and first[2].deflection_used:
                 deflected.append((a, t))
             per_count = []
+            before = first
             for k in range(min(MAX_EARLIER, len(others)) + 1):
                 key = (kinds[a], kinds[t], k)
                 if key not in memo:
                     choice = first if k == 0 else _choice(setup, name, target, 1, 1, {target: others[:k]})
-                    memo[key] = _distribution(choice)
+                    # the same attack with the same plan as after one attacker fewer does the same
+                    same = k > 0 and _same(choice, before)
+                    memo[key] = memo[(kinds[a], kinds[t], k - 1)] if same else _distribution(choice)
+                    before = choice
                 per_count.append(memo[key])
             raw[(a, t)] = per_count
             checked[alike] = (first is not None and bool(first[2].deflection_used), per_count)
@@ -156,8 +160,15 @@ def compile_attacks(
     _check_deflections(deflected, raw, names, sides)
     _check_after_striking_back(setup, raw, names, memo, kinds)
     attacks = Attacks({}, caps)
+    kernels: dict[tuple[int, int], Groups] = {}  # the same distribution on the same axis: one kernel
+
+    def built(dist: dict[outcomes.Outcome, Fraction], axis: int) -> Groups:
+        if (id(dist), axis) not in kernels:
+            kernels[(id(dist), axis)] = _groups(dist, axis, exact)
+        return kernels[(id(dist), axis)]
+
     for (a, t), per_count in raw.items():
-        tables = [None if d is None else _groups(d, size[t], exact) for d in per_count]
+        tables = [None if d is None else built(d, size[t]) for d in per_count]
         tables = (tables + [tables[-1]] * caps[t])[: caps[t] + 1]
         if any(table is not None for table in tables):
             attacks.kernels[(a, t)] = tables
