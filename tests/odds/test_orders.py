@@ -96,3 +96,35 @@ def test_rankings_of_fewer_units_are_those_of_more_with_the_rest_left_out(seed: 
     keep = sorted(rng.sample(range(5), rng.randint(1, 4)))
     every = orders.rankings(per_unit, Fraction(1))
     assert orders.restricted(every, keep) == orders.rankings([per_unit[u] for u in keep], Fraction(1))
+
+
+WHOLE_CASES = {
+    "dex ties": ([("Ann", "A", 3, 12), ("Bob", "B", 2, 12), ("Cy", "B", 2, 10)], {}),
+    "group": ([("Ann", "A", 2, 10), ("Abe", "A", 2, 10), ("Bob", "B", 2, 10), ("Cy", "B", 1, 10)],
+              {"initiative": "d10_group"}),
+    "fumbles strike back": ([("Ann", "A", 2, 10), ("Bob", "B", 2, 10), ("Cy", "B", 1, 10)],
+                            {"fumbles": "free_attack_or_ally_reroll"}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(WHOLE_CASES))
+def test_the_whole_round_equals_each_set_s_own_round(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-INIT-1..4, ODD-INIT-3, MF-FUMBLE-2: everyone's orders played on every cell (the downed
+    # acting nowhere) give exactly the Fractions of each set of those up played with its own orders
+    from referee.odds import chain
+
+    names, options = WHOLE_CASES[case]
+    setup = tiny_fight(names, max_rounds=3, **options)
+    used: list[bool] = []
+    plain = chain._whole_round
+
+    def noted(c: Any, number: int) -> bool:
+        used.append(plain(c, number))
+        return used[-1]
+
+    monkeypatch.setattr(chain, "_whole_round", noted)
+    whole = odds.fight_odds(setup, exact=True, walk=False)
+    assert any(used)
+    monkeypatch.setattr(chain, "_whole_round", lambda c, number: False)
+    apart = odds.fight_odds(setup, exact=True, walk=False)
+    assert whole == apart

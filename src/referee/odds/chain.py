@@ -99,6 +99,9 @@ class _Chain:
     )
     boxes: dict[tuple[bool, ...], rounds.Box] = field(default_factory=dict)
     transposed: dict[int, Array] = field(default_factory=dict)  # id(matrix) → its transpose, contiguous
+    whole: rounds.Box | None = None  # every fighting cell, with everyone's orders (rounds.whole_box)
+    whole_rounds: dict[int, bool] = field(default_factory=dict)  # per round kept apart: whole box fits
+    fighting: list[tuple[tuple[bool, ...], frozenset[int]]] | None = None
     exact: bool = False
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
@@ -235,6 +238,51 @@ def _sides_code(chain: _Chain) -> Array:
     return code
 
 
+def _fighting(chain: _Chain) -> list[tuple[tuple[bool, ...], frozenset[int]]]:
+    """The sets of combatants up at a round's start with two sides among them."""
+    if chain.fighting is None:
+        everyone = len(chain.names)
+        chain.fighting = []
+        for pattern in itertools.product((False, True), repeat=everyone):
+            active = frozenset(i for i in range(everyone) if pattern[i])
+            if len({chain.sides[i] for i in active}) >= 2:
+                chain.fighting.append((pattern, active))
+    return chain.fighting
+
+
+def _whole_round(chain: _Chain, number: int) -> bool:
+    """Whether this round can be played once on every cell with everyone's orders: for every set of
+    combatants still up, its own orders of action (as the rule gives them for it) are everyone's with
+    the others left out — then a step of one who is down changes nothing and the round is that set's
+    own. Checked per distinct distribution of orders (the same every round but the first, unless a rule
+    reads the round)."""
+    asked = number if chain.round_read or number < 3 else 2
+    if asked not in chain.whole_rounds:
+        everyone = frozenset(range(len(chain.names)))
+        orders, _key = _orders(chain, everyone, number)
+        chain.whole_rounds[asked] = all(
+            _alike(_without(orders, active), _orders(chain, active, number)[0], chain.exact)
+            for _pattern, active in _fighting(chain)
+            if active != everyone
+        )
+    return chain.whole_rounds[asked]
+
+
+def _without(orders: Mapping[Order, Any], active: frozenset[int]) -> dict[Order, Any]:
+    """The orders with those not in `active` left out (slots left empty dropped), chances summed."""
+    out: dict[Order, Any] = {}
+    for order, p in orders.items():
+        kept = tuple(s for s in (tuple(i for i in slot if i in active) for slot in order) if s)
+        out[kept] = out.get(kept, 0) + p
+    return out
+
+
+def _alike(a: Mapping[Order, Any], b: Mapping[Order, Any], exact: bool) -> bool:
+    if a.keys() != b.keys():
+        return False
+    return all(a[k] == b[k] if exact else abs(a[k] - b[k]) <= 1e-12 for k in a)
+
+
 def _orders(chain: _Chain, active: frozenset[int], number: int) -> tuple[Mapping[Order, Any], Any]:
     """The distribution of the order of action for these active combatants (:mod:`referee.odds.orders`:
     each unit's roll over every face, the slots, first strike in round 1, ODD-INIT-5), and a key that
@@ -318,16 +366,18 @@ def _play_round(chain: _Chain, mass: Array, number: int) -> Array:
         within[(0,) * len(counts)] = mass
         mass = within
     out = np.zeros_like(mass)
-    fighting = len(chain.names)
-    for pattern in itertools.product((False, True), repeat=fighting):
-        active = frozenset(i for i in range(fighting) if pattern[i])
-        if len({chain.sides[i] for i in active}) < 2:
-            continue  # no fight in these cells (they were absorbed already)
-        cells = rounds.box(chain, pattern)
-        piece = mass[lead + cells.index] * cells.start
-        if piece.any():
-            orders, key = _orders(chain, active, number)
-            rounds.play(cells, piece, rounds.plan(cells, orders, key), out[lead + cells.index])
+    everyone = frozenset(range(len(chain.names)))
+    if _whole_round(chain, number):
+        cells = rounds.whole_box(chain)
+        orders, key = _orders(chain, everyone, number)
+        rounds.play(cells, mass, rounds.plan(cells, orders, key), out)
+    else:
+        for pattern, active in _fighting(chain):
+            cells = rounds.box(chain, pattern)
+            piece = mass[lead + cells.index] * cells.start
+            if piece.any():
+                orders, key = _orders(chain, active, number)
+                rounds.play(cells, piece, rounds.plan(cells, orders, key), out[lead + cells.index])
     if counts:
         summed: Array = out.sum(axis=tuple(range(len(counts))))
         return summed

@@ -86,6 +86,7 @@ class Box:
     masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
     plans: dict[Any, Plan] = field(default_factory=dict)
     downed: dict[int, set[int]] = field(default_factory=dict)
+    whole: bool = False  # every cell still fighting, whoever is up in it (see `whole_box`)
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
         key = (tuple(who), tuple(pattern))
@@ -110,19 +111,39 @@ class Box:
 def box(chain: _Chain, pattern: tuple[bool, ...]) -> Box:
     if pattern not in chain.boxes:
         index = tuple(slice(None) if up else slice(0, 1) for up in pattern)
-        active = [m[index] for m in chain.active]
-        targets = {key: chain.numbers(mask[index]) for key, mask in chain.attacks.targets.items()}
-        untargeted: dict[int, Array | None] = {}
-        for a in range(len(pattern)):
-            aimed = [mask[index] for (b, t), mask in chain.attacks.targets.items() if b == a and pattern[t]]
-            nowhere = ~np.logical_or.reduce(aimed) if aimed else np.ones_like(active[a])
-            untargeted[a] = chain.numbers(nowhere) if nowhere.any() else None
         start = chain.numbers(chain.mask(range(len(pattern)), pattern)[index])
-        chain.boxes[pattern] = Box(
-            chain, index, pattern, start, [chain.numbers(m) for m in active],
-            [chain.numbers(~m) for m in active], targets, untargeted,
-        )  # fmt: skip
+        chain.boxes[pattern] = _cut(chain, pattern, index, start, whole=False)
     return chain.boxes[pattern]
+
+
+def whole_box(chain: _Chain) -> Box:
+    """Every cell where two sides still stand, played with the orders of everyone: where some are down
+    at the round's start their steps change nothing (each acts only where it stands), which is their
+    own round when the orders of those up are the orders of everyone with the others left out
+    (:func:`referee.odds.chain._whole_round` checks it)."""
+    if chain.whole is None:
+        everyone = (True,) * len(chain.names)
+        sides = [np.zeros(chain.size, dtype=bool) for _ in chain.setup.sides]
+        for i, side in enumerate(chain.sides):
+            sides[side] |= chain.active[i]
+        fighting = np.add.reduce([s.astype(np.int64) for s in sides]) >= 2
+        index = (slice(None),) * len(everyone)
+        chain.whole = _cut(chain, everyone, index, chain.numbers(fighting), whole=True)
+    return chain.whole
+
+
+def _cut(chain: _Chain, pattern: tuple[bool, ...], index: tuple[Any, ...], start: Array, whole: bool) -> Box:
+    active = [m[index] for m in chain.active]
+    targets = {key: chain.numbers(mask[index]) for key, mask in chain.attacks.targets.items()}
+    untargeted: dict[int, Array | None] = {}
+    for a in range(len(pattern)):
+        aimed = [mask[index] for (b, t), mask in chain.attacks.targets.items() if b == a and pattern[t]]
+        nowhere = ~np.logical_or.reduce(aimed) if aimed else np.ones_like(active[a])
+        untargeted[a] = chain.numbers(nowhere) if nowhere.any() else None
+    return Box(
+        chain, index, pattern, start, [chain.numbers(m) for m in active],
+        [chain.numbers(~m) for m in active], targets, untargeted, whole=whole,
+    )  # fmt: skip
 
 
 def plan(box: Box, orders: Mapping[Order, Any], key: Any) -> Plan:
@@ -230,8 +251,9 @@ def _cost(played: tuple[Step, ...]) -> tuple[int, tuple[Any, ...]]:
 
 
 def steps(box: Box, order: Order) -> list[Step]:
-    """An order's slots as steps (see the module docstring): who may be down is followed as it goes."""
-    maybe_down: set[int] = set()
+    """An order's slots as steps (see the module docstring): who may be down is followed as it goes
+    (in the whole box anyone may be down from the start)."""
+    maybe_down: set[int] = set(range(len(box.up))) if box.whole else set()
     out: list[Step] = []
     for slot in order:
         acts: list[Step] = []
