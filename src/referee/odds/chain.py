@@ -99,6 +99,7 @@ class _Chain:
     )
     boxes: dict[tuple[bool, ...], rounds.Box] = field(default_factory=dict)
     transposed: dict[int, Array] = field(default_factory=dict)  # id(matrix) → its transpose, contiguous
+    changes: dict[int, Array] = field(default_factory=dict)  # id(kernel) → kernel - identity
     whole: rounds.Box | None = None  # every fighting cell, with everyone's orders (rounds.whole_box)
     whole_rounds: dict[int, bool] = field(default_factory=dict)  # per round kept apart: whole box fits
     fighting: list[tuple[tuple[bool, ...], frozenset[int]]] | None = None
@@ -256,6 +257,8 @@ def _whole_round(chain: _Chain, number: int) -> bool:
     the others left out — then a step of one who is down changes nothing and the round is that set's
     own. Checked per distinct distribution of orders (the same every round but the first, unless a rule
     reads the round)."""
+    if number == 1:  # everyone is up at the start (hit points are at least 1): the box of everyone
+        return all(0 not in chain.hp[name] for name in chain.names)
     asked = number if chain.round_read or number < 3 else 2
     if asked not in chain.whole_rounds:
         everyone = frozenset(range(len(chain.names)))

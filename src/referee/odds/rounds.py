@@ -87,6 +87,7 @@ class Box:
     plans: dict[Any, Plan] = field(default_factory=dict)
     downed: dict[int, set[int]] = field(default_factory=dict)
     whole: bool = False  # every cell still fighting, whoever is up in it (see `whole_box`)
+    aimed_up: dict[tuple[int, int], Array] = field(default_factory=dict)  # picks the target and stands
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
         key = (tuple(who), tuple(pattern))
@@ -286,6 +287,8 @@ def _step(box: Box, mass: Array, step: Step) -> Array:
             return _attack(box, mass, a)
         if a in box.downs(a):  # struck back: its own hit points move too, so the cells are kept apart
             return mass * box.down[a] + _attack(box, mass * box.active[a], a)
+        if len(box.enemies(a)) > 1 or not box.chain.attacks.always[a]:
+            return _aimed_where_up(box, mass, a)
         # its attack leaves its own hit points be: attack everywhere, then put back where it is down
         out = _attack(box, mass, a)
         where_down = (slice(None),) * (len(box.chain.counted) + a) + (0,)
@@ -319,6 +322,36 @@ def _attack(box: Box, mass: Array, a: int) -> Array:
         else:
             out += moved
     return mass if out is None else out
+
+
+def _aimed_where_up(box: Box, mass: Array, a: int) -> Array:
+    """`a`, where it stands, attacks the enemy the tactics pick (it is not struck back): the mass plus,
+    per enemy, what the attack changes in the cells where `a` stands and picks it — nothing to add
+    where it picks none or is down."""
+    chain = box.chain
+    out: Array | None = None
+    for t in box.enemies(a):
+        if (a, t) not in box.aimed_up:
+            box.aimed_up[(a, t)] = box.targets[(a, t)] * box.active[a]
+        change = _change_along(chain, mass * box.aimed_up[(a, t)], a, t)
+        if out is None:
+            out = mass + change
+        else:
+            out += change
+    return mass if out is None else out
+
+
+def _change_along(chain: _Chain, mass: Array, a: int, t: int) -> Array:
+    """What `a`'s attack on `t` changes: along(mass) - mass, in one product (K - I) where the attack is
+    one kernel on the target's hit points alone."""
+    tables = chain.attacks.kernels[(a, t)]
+    groups = tables[0]
+    if chain.counted.get(t) is not None or groups is None or len(groups) != 1 or groups[0][0]:
+        return _along(chain, mass, a, t) - mass
+    kernel = groups[0][1]
+    if id(kernel) not in chain.changes:
+        chain.changes[id(kernel)] = kernel - np.identity(len(kernel), dtype=kernel.dtype)
+    return _matmul_along(chain, mass, len(chain.counted) + t, chain.changes[id(kernel)])
 
 
 def _along(chain: _Chain, mass: Array, a: int, t: int) -> Array:
