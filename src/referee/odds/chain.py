@@ -100,6 +100,7 @@ class _Chain:
     boxes: dict[tuple[bool, ...], rounds.Box] = field(default_factory=dict)
     transposed: dict[int, Array] = field(default_factory=dict)  # id(matrix) → its transpose, contiguous
     changes: dict[int, Array] = field(default_factory=dict)  # id(kernel) → kernel - identity
+    terms: dict[int, list[tuple[Array, Array | None]]] = field(default_factory=dict)  # id(groups) → products
     whole: rounds.Box | None = None  # every fighting cell, with everyone's orders (rounds.whole_box)
     whole_rounds: dict[int, bool] = field(default_factory=dict)  # per round kept apart: whole box fits
     fighting: list[tuple[tuple[bool, ...], frozenset[int]]] | None = None

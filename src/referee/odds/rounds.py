@@ -380,16 +380,54 @@ def _apply(chain: _Chain, mass: Array, a: int, t: int, groups: Groups) -> Array:
     """K[new, old] along the target's hit-point axis; any damage to the attacker along its own."""
     offset = len(chain.counted)
     out: Array | None = None
-    for to_attacker, kernel in groups:
-        moved = _matmul_along(chain, mass, offset + t, kernel)
-        if to_attacker:
-            moved = _matmul_along(chain, moved, offset + a, _shift(chain, a, to_attacker))
+    for kernel, back in _terms(chain, a, groups):
+        if kernel.ndim == 1:  # a diagonal kernel: a scale per hit point of the target
+            shape = [1] * mass.ndim
+            shape[offset + t] = len(kernel)
+            moved = mass * kernel.reshape(shape)
+        else:
+            moved = _matmul_along(chain, mass, offset + t, kernel)
+        if back is not None:
+            moved = _matmul_along(chain, moved, offset + a, back)
         if out is None:
             out = moved
         else:
             out += moved
     assert out is not None
     return out
+
+
+def _terms(chain: _Chain, a: int, groups: Groups) -> list[tuple[Array, Array | None]]:
+    """The groups as products to apply: (kernel along the target, matrix along the attacker or None).
+    The damage an attack back does (MF-FUMBLE-2) comes with a target left as it was (a diagonal kernel,
+    the same for each damage up to its chance), so those groups are one diagonal and one matrix: the
+    chance-weighted sum of the attacker's shifts (cached per groups)."""
+    key = id(groups)  # the chain holds its groups: their ids stay theirs
+    if key in chain.terms:
+        return chain.terms[key]
+    terms: list[tuple[Array, Array | None]] = [(k, None) for back, k in groups if not back]
+    backs = [(back, k) for back, k in groups if back]
+    diagonals = [np.diagonal(k).copy() for _, k in backs]
+    plain = all(not (k - np.diag(d)).any() for (_, k), d in zip(backs, diagonals, strict=True))
+    pattern = diagonals[0] if backs else None
+    scales: list[Any] = []
+    if plain and pattern is not None:
+        at = next((i for i, v in enumerate(pattern) if v), None)
+        for d in diagonals:
+            scale = d[at] / pattern[at] if at is not None else chain.zero()
+            if (d != pattern * scale).any():
+                break
+            scales.append(scale)
+    if pattern is not None and len(scales) == len(backs):
+        matrix = sum(
+            (q * _shift(chain, a, back) for q, (back, _) in zip(scales, backs, strict=True)),
+            0 * _shift(chain, a, 0),
+        )
+        terms.append((pattern, matrix))
+    else:
+        terms += [(k, _shift(chain, a, back)) for back, k in backs]
+    chain.terms[key] = terms
+    return terms
 
 
 def _shift(chain: _Chain, a: int, damage: int) -> Array:
