@@ -42,11 +42,13 @@ class Act:
 
 @dataclass(frozen=True)
 class Apart:
-    """A slot whose members' standing at its start must be kept apart: `split` may be down at its start
-    and an earlier member of the slot can down one of them."""
+    """A slot whose members' standing at its start must be kept apart: each of `split` may be down at
+    its start and an earlier member of the slot can down it; each of `where_up` may be down at its start
+    but no earlier member can down it (it acts where it stands, as at the slot's start)."""
 
     members: tuple[int, ...]
     split: tuple[int, ...]
+    where_up: tuple[int, ...] = ()
 
 
 Step = Act | Apart
@@ -243,10 +245,29 @@ def _same(a: Array, b: Array, exact: bool) -> bool:
     return bool(np.abs(a - b).max() <= 1e-10 * scale)
 
 
+def _weight(step: Step) -> int:
+    """A step's attacks played: a slot played apart once per pattern of its split members."""
+    return 1 if isinstance(step, Act) else len(step.members) << len(step.split)
+
+
+def cost(node: Plan) -> int:
+    """The attacks a round of this plan plays (to choose between plans)."""
+    return sum(_weight(step) + cost(child) for step, child in node.next.items())
+
+
+def rough_cost(box: Box, orders: Mapping[Order, Any]) -> int:
+    """At most the attacks a round of these orders plays in this box (before orders that do the same
+    are collapsed: cheap to know)."""
+    trie = Plan(box.chain.zero())
+    for order, p in orders.items():
+        trie.add(steps(box, order), p)
+    return cost(trie)
+
+
 def _cost(played: tuple[Step, ...]) -> tuple[int, tuple[Any, ...]]:
     """Steps played, a slot played apart counting once per pattern and member; ties by the steps."""
-    cost = sum(1 if isinstance(s, Act) else len(s.members) << len(s.split) for s in played)
-    return cost, tuple(
+    weight = sum(_weight(s) for s in played)
+    return weight, tuple(
         (0, s.actor, s.where_up) if isinstance(s, Act) else (1, s.members, s.split) for s in played
     )
 
@@ -257,17 +278,17 @@ def steps(box: Box, order: Order) -> list[Step]:
     maybe_down: set[int] = set(range(len(box.up))) if box.whole else set()
     out: list[Step] = []
     for slot in order:
-        acts: list[Step] = []
         downed_here: set[int] = set()
-        apart = False
+        split: list[int] = []
         for m in slot:
-            apart = apart or (m in maybe_down and m in downed_here)
-            acts.append(Act(m, m in maybe_down))
+            if m in maybe_down and m in downed_here:
+                split.append(m)
             downed_here |= box.downs(m)
-        if apart:
-            out.append(Apart(slot, tuple(m for m in slot if m in maybe_down)))
+        if split:
+            where_up = tuple(m for m in slot if m in maybe_down and m not in split)
+            out.append(Apart(slot, tuple(split), where_up))
         else:
-            out.extend(acts)
+            out.extend(Act(m, m in maybe_down) for m in slot)
         maybe_down |= downed_here
     return out
 
@@ -299,7 +320,9 @@ def _step(box: Box, mass: Array, step: Step) -> Array:
         piece = mass * box.mask(step.split, pattern)
         standing = dict(zip(step.split, pattern, strict=True))
         for m in step.members:
-            if standing.get(m, True):
+            if m in step.where_up:
+                piece = _step(box, piece, Act(m, True))
+            elif standing.get(m, True):
                 piece = _attack(box, piece, m)
         out += piece
     return out
