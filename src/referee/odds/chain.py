@@ -253,7 +253,8 @@ def _fighting(chain: _Chain) -> list[tuple[tuple[bool, ...], frozenset[int]]]:
 
 
 def _whole_round(chain: _Chain, number: int) -> bool:
-    """Whether this round can be played once on every cell with everyone's orders: for every set of
+    """Whether this round can be played once on every cell with everyone's orders (ODD-INIT-1 to
+    ODD-INIT-4, ODD-INIT-3: the downed act nowhere): for every set of
     combatants still up, its own orders of action (as the rule gives them for it) are everyone's with
     the others left out — then a step of one who is down changes nothing and the round is that set's
     own. Checked per distinct distribution of orders (the same every round but the first, unless a rule

@@ -32,9 +32,9 @@ Order = tuple[tuple[int, ...], ...]  # slots of combatant indices
 def roll_every_face(
     ruleset: Ruleset, unit: str, members: list[Combatant], number: int
 ) -> tuple[list[tuple[initiative.UnitRoll, Fraction]], bool]:
-    """One unit's initiative in round `number` over every face (:func:`initiative.roll_unit`), grouped by
-    sort key, and whether the roll read the round's number (else it is the same every round: checked, not
-    assumed, as the number it is given notes every use)."""
+    """One unit's initiative in round `number` over every face (:func:`initiative.roll_unit`, ODD-INIT-1,
+    ODD-INIT-2, ODD-INIT-4), grouped by sort key, and whether the roll read the round's number (else it
+    is the same every round: checked, not assumed, as the number it is given notes every use)."""
     seen: dict[tuple[int, ...], initiative.UnitRoll] = {}
     watched = _WatchedNumber(number)
 
@@ -85,9 +85,10 @@ def slot_distribution(
     one: Any,
     ranked: Mapping[Ranking, Any] | None = None,
 ) -> dict[tuple[tuple[str, ...], ...], Any]:
-    """The chance of each distinct list of slots (:func:`initiative.order_from_rolls`) before first
-    strike: asked once per ranking of the keys (`ranked`, else :func:`rankings`) while the rule is its
-    own (:func:`ranks_only`), else for every combination of rolls. `one` is 1 as the chances are kept."""
+    """The chance of each distinct list of slots (:func:`initiative.order_from_rolls`, ODD-INIT-1 to ODD-
+    INIT-4) before first strike: asked once per ranking of the keys (`ranked`, else :func:`rankings`)
+    while the rule is its own (:func:`ranks_only`), else for every combination of rolls. `one` is 1 as
+    the chances are kept."""
     if ranks_only():
         by_ranking = rankings(per_unit, one) if ranked is None else ranked
         rolled = [(_witness(per_unit, groups), p) for groups, p in by_ranking.items()]
@@ -154,10 +155,11 @@ def ranks_only() -> bool:
 
 
 def rankings(per_unit: Sequence[Rolls], one: Any) -> dict[Ranking, Any]:
-    """Every ranking of the units' keys with its chance: the keys are taken from the highest down, and
-    at each the units not yet placed that can have it either have it (they form the next group) or a
-    lower one. Rankings reached alike are merged as they go (the units still to place have keys below
-    the last one, whatever came before)."""
+    """Every ranking of the units' keys with its chance (higher key first, equal keys together: ODD-INIT-1
+    to ODD-INIT-4, enumerated for :func:`initiative.order_from_rolls`): the keys are taken from the
+    highest down, and at each the units not yet placed that can have it either have it (they form the
+    next group) or a lower one. Rankings reached alike are merged as they go (the units still to place
+    have keys below the last one, whatever came before)."""
     chance = [{r.key: q for r, q in rolls} for rolls in per_unit]
     keys = sorted({key for by_key in chance for key in by_key}, reverse=True)
     states: dict[Ranking, tuple[int, Any]] = {(): (0, one)}  # ranking so far → (units placed, chance)
@@ -181,7 +183,8 @@ def rankings(per_unit: Sequence[Rolls], one: Any) -> dict[Ranking, Any]:
 
 def restricted(ranked: Mapping[Ranking, Any], keep: Sequence[int]) -> dict[Ranking, Any]:
     """The rankings of some of the units (`keep`: their places among all, in their own order): each
-    ranking with the others left out. The rolls are independent, so this is their own distribution."""
+    ranking with the others left out. The rolls are independent (each unit rolls alone, ODD-INIT-1,
+    ODD-INIT-4), so this is their own distribution."""
     out: dict[Ranking, Any] = {}
     for groups, p in ranked.items():
         mapped = tuple(

@@ -10,8 +10,13 @@ A slot (ODD-INIT-3) is everyone in it who is active when it begins. Which actors
 is known from the order alone (only an attacker's targets, and an attacker struck back, can lose hit
 points), so a slot becomes plain steps: an actor that cannot be down yet attacks everywhere; one that
 may be down attacks where it is active, which is where it was at the slot's start unless an earlier
-member of the slot can down it — only then is the slot played apart, once per pattern of who stood at
-its start. A step where nobody may be down needs no mask at all.
+member of the slot can down it — only then is the slot played apart, once per pattern of who of those
+stood at its start. A step where nobody may be down needs no mask at all.
+
+Orders that do the same to every mass are collapsed into one before the trie is built
+(:func:`collapse`). The *whole box* is every cell still fighting, played with everyone's orders (anyone
+may be down there from the start), used where :func:`referee.odds.chain._whole_round` finds it the
+same round as each set's own, and cheaper.
 """
 
 from __future__ import annotations
@@ -273,8 +278,8 @@ def _cost(played: tuple[Step, ...]) -> tuple[int, tuple[Any, ...]]:
 
 
 def steps(box: Box, order: Order) -> list[Step]:
-    """An order's slots as steps (see the module docstring): who may be down is followed as it goes
-    (in the whole box anyone may be down from the start)."""
+    """An order's slots as steps (ODD-INIT-3, see the module docstring): who may be down is followed as
+    it goes (in the whole box anyone may be down from the start)."""
     maybe_down: set[int] = set(range(len(box.up))) if box.whole else set()
     out: list[Step] = []
     for slot in order:
