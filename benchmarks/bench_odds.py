@@ -10,7 +10,8 @@ with rolled hit points). Each is timed several times; the median and the worst a
 
 In the same run, the example encounter's `referee odds FILE --fight --json` as whole processes, round 1's
 code (commit 6ea1143, exported by :mod:`baseline`) and today's interleaved (issue 12, target 3: at least
-5x faster), after one warm-up each; both answers must agree to 1e-6.
+5x faster), after one warm-up each; both answers must agree to 1e-6. Printed too (not recorded): the
+example's `fight_odds` as the first call in a fresh process, round 1 and now interleaved.
 """
 
 from __future__ import annotations
@@ -130,6 +131,41 @@ def whole_process(runs: int = 5) -> tuple[float, float, float, float]:
     )  # fmt: skip
 
 
+FRESH = """
+import json, time
+from referee.files import load_encounter
+from referee import odds
+for module in ("referee.odds.chain", "referee.engine.fight"):  # imported before the clock starts
+    try:
+        __import__(module)
+    except ImportError:
+        pass
+setup = load_encounter(EXAMPLE)
+wall, cpu = time.perf_counter(), time.process_time()
+odds.fight_odds(setup)
+print(json.dumps([time.perf_counter() - wall, time.process_time() - cpu]))
+"""
+
+
+def fresh_in_process(runs: int = 5) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU milliseconds of the example's `fight_odds`, the first call in a fresh process
+    (nothing cached yet, as the command line meets it): round 1, then now, interleaved."""
+    envs = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC)}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
+    code = FRESH.replace("EXAMPLE", repr(str(EXAMPLE)))
+    for run in range(runs):
+        for name in envs if run % 2 else reversed(list(envs)):
+            done = subprocess.run(
+                [sys.executable, "-c", code], env=envs[name], capture_output=True, text=True, check=True
+            )
+            wall, cpu = json.loads(done.stdout)
+            times[name].append((wall * 1000, cpu * 1000))
+    return {
+        name: (statistics.median(w for w, _ in got), statistics.median(c for _, c in got))
+        for name, got in times.items()
+    }
+
+
 SECTION = "## Exact odds (`bench_odds.py`)"
 INTRO = f"""{SECTION}
 
@@ -182,6 +218,12 @@ def main() -> int:
     rows = measure()
     for name, median, worst, cpu, notes in rows:
         print(f"{name:46s} median {median:8.2f} ms  worst {worst:8.2f} ms  CPU {cpu:8.2f} ms  {notes}")
+    fresh = fresh_in_process()
+    (old_wall, old_cpu), (new_wall, new_cpu) = fresh["round 1"], fresh["now"]
+    print(
+        f"fight_odds({EXAMPLE.name}), first call in a fresh process: round 1 {old_wall:.1f} ms"
+        f" (CPU {old_cpu:.1f}), now {new_wall:.1f} ms (CPU {new_cpu:.1f}): {old_cpu / new_cpu:.1f}x CPU"
+    )
     process = whole_process()
     old_wall, old_cpu, new_wall, new_cpu = process
     print(

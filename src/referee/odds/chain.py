@@ -11,7 +11,6 @@ carries, for each combatant whose attackers' odds depend on it, how many have at
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -19,16 +18,25 @@ from typing import Any
 
 import numpy as np
 
-from referee.dice import DiceSource
 from referee.files import Setup
 from referee.model import Combatant
-from referee.odds.attack import distribution_of
+from referee.odds import rounds
 from referee.odds.encounter import starting_hit_points
 from referee.odds.errors import OddsError
-from referee.odds.plans import SIM, Array, Attacks, Groups, check_round_hooks, compile_attacks
+from referee.odds.orders import (
+    Order,
+    Ranking,
+    Rolls,
+    indexed_orders,
+    rankings,
+    ranks_only,
+    restricted,
+    roll_every_face,
+    slot_distribution,
+)
+from referee.odds.plans import SIM, Array, Attacks, check_round_hooks, compile_attacks
 from referee.rules import initiative, turns
 from referee.rules.options import FinishFallen
-from referee.rules.ruleset import Ruleset
 
 MAX_CELLS = 100_000  # the bound: states within a round, hit-point combinations × counts of attackers so far
 MAX_ORDERS = 100_000  # combinations of the units' initiative rolls enumerated for one round
@@ -65,20 +73,6 @@ class FightOdds:
 
 
 @dataclass
-class _Orders:
-    """Orders of action as a trie: orders sharing their first slots play those slots once."""
-
-    end: Any = 0  # chance of the orders that end here
-    next: dict[tuple[int, ...], _Orders] = field(default_factory=dict)
-
-    def add(self, slots: Sequence[tuple[int, ...]], p: Any) -> None:
-        node = self
-        for slot in slots:
-            node = node.next.setdefault(slot, _Orders())
-        node.end += p
-
-
-@dataclass
 class _Chain:
     """The fixed parts of the chain: who, their hit-point axes, the compiled attacks, the masks.
 
@@ -93,13 +87,23 @@ class _Chain:
     active: list[Array]  # per combatant: cells where it is active
     hp: dict[str, dict[int, Fraction]]  # starting hit points of each combatant
     counted: dict[int, int] = field(default_factory=dict)  # combatant → its count axis
-    orders: dict[Any, _Orders] = field(default_factory=dict)
+    orders: dict[Any, Mapping[Order, Any]] = field(default_factory=dict)  # distinct distributions
+    slots: dict[Any, Mapping[tuple[tuple[str, ...], ...], Any]] = field(default_factory=dict)
+    by_round: dict[tuple[frozenset[int], int], tuple[Mapping[Order, Any], Any]] = field(default_factory=dict)
+    round_read: bool = False  # some unit's initiative read the round's number
+    rankings: dict[tuple[int, ...], Mapping[Ranking, Any]] = field(default_factory=dict)  # by roll lists
     masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
     shifts: dict[tuple[int, int], Array] = field(default_factory=dict)
-    unit_rolls: dict[tuple[str, tuple[str, ...], int], list[tuple[initiative.UnitRoll, Fraction]]] = field(
+    unit_rolls: dict[tuple[Any, ...], list[tuple[initiative.UnitRoll, Fraction]]] = field(
         default_factory=dict
     )
-    boxes: dict[tuple[bool, ...], _Box] = field(default_factory=dict)
+    boxes: dict[tuple[bool, ...], rounds.Box] = field(default_factory=dict)
+    transposed: dict[int, Array] = field(default_factory=dict)  # id(matrix) → its transpose, contiguous
+    changes: dict[int, Array] = field(default_factory=dict)  # id(kernel) → kernel - identity
+    terms: dict[int, list[tuple[Array, Array | None]]] = field(default_factory=dict)  # id(groups) → products
+    whole: rounds.Box | None = None  # every fighting cell, with everyone's orders (rounds.whole_box)
+    whole_rounds: dict[int, bool] = field(default_factory=dict)  # per round kept apart: whole box fits
+    fighting: list[tuple[tuple[bool, ...], frozenset[int]]] | None = None
     exact: bool = False
 
     def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
@@ -115,6 +119,15 @@ class _Chain:
     def zero(self) -> Any:
         return Fraction(0) if self.exact else 0.0
 
+    def numbers(self, mask: Array) -> Array:
+        """A mask as numbers (1 where set) in the mass's own kind, to multiply the mass by."""
+        if self.exact:
+            numbers: Array = np.empty(mask.shape, dtype=object)
+            numbers[...] = Fraction(0)
+            numbers[mask] = Fraction(1)
+            return numbers
+        return mask.astype(float)
+
 
 def chain_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
     """Exact odds of a small fight run by :func:`engine.fight.run_fight` with the default tactics, from
@@ -128,13 +141,14 @@ def chain_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
     mass = _initial_mass(chain)
     code = _sides_code(chain)  # per cell: the set of sides standing, as bits
     groups = [  # the cells of each set of sides standing
-        ([s for i, s in enumerate(setup.sides) if bits >> i & 1], code == bits)
-        for bits in np.unique(code).tolist()
+        ([s for i, s in enumerate(setup.sides) if bits >> i & 1], chain.numbers(code == bits))
+        for bits in sorted(set(code.ravel().tolist()))
     ]
     wins = [zero] * len(setup.sides)
     draw = limit = zero
-    rounds: dict[int, Any] = {}
+    by_round: dict[int, Any] = {}
     unresolved = zero
+    keep: dict[tuple[int, ...], Array] = {}  # the cells still fighting once these groups have ended
     for number in range(1, setup.max_rounds + 1):
         if not mass.any():
             break
@@ -143,11 +157,12 @@ def chain_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
             break
         mass = _play_round(chain, mass, number)
         ended = zero
-        for standing, cells in groups:
+        over: list[int] = []
+        for g, (standing, cells) in enumerate(groups):
             end = turns.fight_end(standing, number, setup.max_rounds, round_over=True)
             if end is None:
                 continue
-            p = mass[cells].sum()
+            p = (mass * cells).sum()  # not a dot product: BLAS would start threads for it
             if end.winner is not None:
                 wins[setup.sides.index(end.winner)] += p
             elif end.reason == turns.ROUND_LIMIT:
@@ -155,13 +170,18 @@ def chain_odds(setup: Setup, *, exact: bool = False) -> FightOdds:
             else:
                 draw += p
             ended += p
-            mass = np.where(cells, 0, mass)
-        rounds[number] = ended
+            over.append(g)
+        if tuple(over) not in keep:
+            keep[tuple(over)] = 1 - sum(
+                (groups[g][1] for g in over), chain.numbers(np.zeros_like(code, dtype=bool))
+            )
+        mass = mass * keep[tuple(over)]
+        by_round[number] = ended
     return FightOdds(
         wins=dict(zip(setup.sides, wins, strict=True)),
         draw=draw,
         limit=limit,
-        rounds=rounds,
+        rounds=by_round,
         states=int(np.prod(chain.size)),
         unresolved=unresolved,
         exact=exact,
@@ -220,115 +240,147 @@ def _sides_code(chain: _Chain) -> Array:
     return code
 
 
-def _orders(chain: _Chain, active: frozenset[int], number: int) -> _Orders:
-    """The distribution of the order of action for these active combatants: each unit's roll
-    (:func:`initiative.roll_unit`, every face), the slots (:func:`initiative.order_from_rolls`), first
-    strike in round 1 (ODD-INIT-5). Cached per active set and per the units' roll distributions."""
+def _fighting(chain: _Chain) -> list[tuple[tuple[bool, ...], frozenset[int]]]:
+    """The sets of combatants up at a round's start with two sides among them."""
+    if chain.fighting is None:
+        everyone = len(chain.names)
+        chain.fighting = []
+        for pattern in itertools.product((False, True), repeat=everyone):
+            active = frozenset(i for i in range(everyone) if pattern[i])
+            if len({chain.sides[i] for i in active}) >= 2:
+                chain.fighting.append((pattern, active))
+    return chain.fighting
+
+
+def _whole_round(chain: _Chain, number: int) -> bool:
+    """Whether this round can be played once on every cell with everyone's orders (ODD-INIT-1 to
+    ODD-INIT-4, ODD-INIT-3: the downed act nowhere): for every set of
+    combatants still up, its own orders of action (as the rule gives them for it) are everyone's with
+    the others left out — then a step of one who is down changes nothing and the round is that set's
+    own. Checked per distinct distribution of orders (the same every round but the first, unless a rule
+    reads the round)."""
+    if number == 1:  # everyone is up at the start (hit points are at least 1): the box of everyone
+        return all(0 not in chain.hp[name] for name in chain.names)
+    asked = number if chain.round_read or number < 3 else 2
+    if asked not in chain.whole_rounds:
+        everyone = frozenset(range(len(chain.names)))
+        orders, key = _orders(chain, everyone, number)
+        sets = [(pattern, active) for pattern, active in _fighting(chain) if active != everyone]
+        fits = all(
+            _alike(_without(orders, active), _orders(chain, active, number)[0], chain.exact)
+            for _, active in sets
+        )
+        chain.whole_rounds[asked] = fits and _whole_is_cheaper(chain, orders, key, sets, number)
+    return chain.whole_rounds[asked]
+
+
+def _whole_is_cheaper(
+    chain: _Chain,
+    orders: Mapping[Order, Any],
+    key: Any,
+    sets: list[tuple[tuple[bool, ...], frozenset[int]]],
+    number: int,
+) -> bool:
+    """Whether one pass over every cell plays fewer attacks × cells than a pass over each set's own
+    cells (in the whole box anyone may be down at a slot's start, so a slot of enemies acting together
+    is played apart there, where each set's own box knows who stands); each set's own at most (rough)."""
+    whole = rounds.whole_box(chain)
+    alone = rounds.cost(rounds.plan(whole, orders, key)) * whole.start.size
+    apart = 0
+    for pattern, active in [((True,) * len(chain.names), frozenset(range(len(chain.names)))), *sets]:
+        cells = rounds.box(chain, pattern)
+        apart += rounds.rough_cost(cells, _orders(chain, active, number)[0]) * cells.start.size
+    return alone <= apart
+
+
+def _without(orders: Mapping[Order, Any], active: frozenset[int]) -> dict[Order, Any]:
+    """The orders with those not in `active` left out (slots left empty dropped), chances summed."""
+    out: dict[Order, Any] = {}
+    for order, p in orders.items():
+        kept = tuple(s for s in (tuple(i for i in slot if i in active) for slot in order) if s)
+        out[kept] = out.get(kept, 0) + p
+    return out
+
+
+def _alike(a: Mapping[Order, Any], b: Mapping[Order, Any], exact: bool) -> bool:
+    if a.keys() != b.keys():
+        return False
+    return all(a[k] == b[k] if exact else abs(a[k] - b[k]) <= 1e-12 for k in a)
+
+
+def _orders(chain: _Chain, active: frozenset[int], number: int) -> tuple[Mapping[Order, Any], Any]:
+    """The distribution of the order of action for these active combatants (:mod:`referee.odds.orders`:
+    each unit's roll over every face, the slots, first strike in round 1, ODD-INIT-5), and a key that
+    names it (equal distributions share one). The same every round after the first unless a rule reads
+    the round's number (then asked for again every round)."""
+    asked = (active, number if chain.round_read or number < 3 else 2)
+    if asked not in chain.by_round:
+        chain.by_round[asked] = _orders_of(chain, active, number)
+    return chain.by_round[asked]
+
+
+def _orders_of(chain: _Chain, active: frozenset[int], number: int) -> tuple[Mapping[Order, Any], Any]:
     setup, ruleset = chain.setup, chain.setup.ruleset
     specs = [c for i, c in enumerate(setup.combatants) if i in active]
     by_name = {c.name: c for c in specs}
     units = initiative.initiative_units(ruleset, specs, setup.sides)
     members = initiative.members_of_units(ruleset, specs, setup.sides)
     per_unit = [_unit_rolls(chain, unit, [by_name[n] for n in members[unit]], number) for unit in units]
-    first_strike = number == 1 and ruleset.first_strike_reach_size
-    key = (active, first_strike, tuple(tuple((r.key, p) for r, p in rolls) for rolls in per_unit))
-    if key not in chain.orders:
+    rolled = (active, tuple(map(id, per_unit)))  # the roll lists are cached: one per distribution
+    if rolled not in chain.slots:
         combinations = int(np.prod([len(rolls) for rolls in per_unit], dtype=np.int64))
         if combinations > MAX_ORDERS:
             raise OddsError(
                 f"{combinations} combinations of initiative rolls a round is over the exact-odds bound of"
                 f" {MAX_ORDERS}; {SIM}"
             )
-        chain.orders[key] = _build_orders(chain, per_unit, members, by_name if first_strike else None)
-    return chain.orders[key]
-
-
-def _build_orders(
-    chain: _Chain,
-    per_unit: list[list[tuple[initiative.UnitRoll, Fraction]]],
-    members: Mapping[str, list[str]],
-    first_strike: Mapping[str, Combatant] | None,
-) -> _Orders:
-    """Every combination of the units' rolls through :func:`initiative.order_from_rolls` (and first
-    strike, ODD-INIT-5, memoised per order: it reads only the slots), summed per distinct order before
-    the trie is built (floats unless exact: Fraction products per combination cost more than the rest)."""
-    ruleset = chain.setup.ruleset
+        # floats unless exact: Fraction products per combination cost more than the rest
+        weighted = [[(r, q if chain.exact else float(q)) for r, q in rolls] for rolls in per_unit]
+        one: Any = Fraction(1) if chain.exact else 1.0
+        chain.slots[rolled] = slot_distribution(
+            ruleset, weighted, members, one, _ranked(chain, rolled[1], weighted)
+        )
+    first_strike = number == 1 and ruleset.first_strike_reach_size
     index = {n: i for i, n in enumerate(chain.names)}
-    weighted = [[(r, q if chain.exact else float(q)) for r, q in rolls] for rolls in per_unit]
-    struck: dict[tuple[tuple[str, ...], ...], tuple[tuple[int, ...], ...]] = {}
-    total: dict[tuple[tuple[int, ...], ...], Any] = {}
-    one: Any = Fraction(1) if chain.exact else 1.0
-    for combo in itertools.product(*weighted):
-        slots = tuple(map(tuple, initiative.order_from_rolls(ruleset, [r for r, _ in combo], members)))
-        if slots not in struck:
-            moved = slots
-            if first_strike is not None:
-                moved = tuple(
-                    map(tuple, initiative.apply_first_strike([list(s) for s in slots], first_strike)[0])
-                )
-            struck[slots] = tuple(tuple(index[n] for n in slot) for slot in moved)
-        p = one
-        for _, q in combo:
-            p = p * q
-        order = struck[slots]
-        total[order] = total.get(order, 0) + p
-    trie = _Orders(chain.zero())
-    for order, p in total.items():
-        trie.add(order, p)
-    return trie
+    orders = indexed_orders(chain.slots[rolled], by_name if first_strike else None, index)
+    for key, known in chain.orders.items():
+        if key[0] == active and known == orders:
+            return known, key
+    key = (active, len(chain.orders))
+    chain.orders[key] = orders
+    return orders, key
+
+
+def _ranked(chain: _Chain, ids: tuple[int, ...], per_unit: list[Rolls]) -> Mapping[Ranking, Any] | None:
+    """The rankings of these units' keys, from those of a larger set of units when known (the same roll
+    lists: each unit rolls alone, whoever else is up), else computed (None: the rule is not its own)."""
+    if not ranks_only():
+        return None
+    if ids not in chain.rankings:
+        for known, ranked in chain.rankings.items():
+            if set(ids) <= set(known):
+                chain.rankings[ids] = restricted(ranked, [known.index(i) for i in ids])
+                break
+        else:
+            chain.rankings[ids] = rankings(per_unit, Fraction(1) if chain.exact else 1.0)
+    return chain.rankings[ids]
 
 
 def _unit_rolls(
     chain: _Chain, unit: str, members: list[Combatant], number: int
 ) -> list[tuple[initiative.UnitRoll, Fraction]]:
     """One unit's initiative in round `number` over every face, grouped by sort key (a representative
-    roll each); cached per unit, members and round."""
-    key = (unit, tuple(c.name for c in members), number)
+    roll each); cached per unit and members, and per round only if the roll read the round's number."""
+    names = (unit, tuple(c.name for c in members))
+    if names in chain.unit_rolls:
+        return chain.unit_rolls[names]
+    key = (*names, number)
     if key not in chain.unit_rolls:
-        chain.unit_rolls[key] = _roll_every_face(chain.setup.ruleset, unit, members, number)
+        rolls, read = roll_every_face(chain.setup.ruleset, unit, members, number)
+        chain.round_read = chain.round_read or read
+        chain.unit_rolls[key if read else names] = rolls
+        return rolls
     return chain.unit_rolls[key]
-
-
-def _roll_every_face(
-    ruleset: Ruleset, unit: str, members: list[Combatant], number: int
-) -> list[tuple[initiative.UnitRoll, Fraction]]:
-    seen: dict[tuple[int, ...], initiative.UnitRoll] = {}
-
-    def key_of(dice: DiceSource) -> tuple[int, ...]:
-        rolled = initiative.roll_unit(ruleset, unit, members, number, dice)
-        seen.setdefault(rolled.key, rolled)
-        return rolled.key
-
-    dist = distribution_of(key_of, f"{unit}'s initiative")
-    return [(seen[k], p) for k, p in sorted(dist.items())]
-
-
-@dataclass
-class _Box:
-    """The cells of one set of active combatants at the round's start: the inactive ones stay at 0 hit
-    points all round (nobody heals), so the round is played on the sub-array where their axes are cut
-    to index 0 — a fraction of the cells — with every mask cut alike (cached per set)."""
-
-    chain: _Chain
-    index: tuple[Any, ...]  # into the hit-point axes
-    up: tuple[bool, ...]  # per combatant: active at the round's start
-    active: list[Array]
-    targets: dict[tuple[int, int], Array]
-    masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
-
-    def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
-        key = (tuple(who), tuple(pattern))
-        if key not in self.masks:
-            self.masks[key] = self.chain.mask(who, pattern)[self.index]
-        return self.masks[key]
-
-
-def _box(chain: _Chain, pattern: tuple[bool, ...]) -> _Box:
-    if pattern not in chain.boxes:
-        index = tuple(slice(None) if up else slice(0, 1) for up in pattern)
-        targets = {key: mask[index] for key, mask in chain.attacks.targets.items()}
-        chain.boxes[pattern] = _Box(chain, index, pattern, [m[index] for m in chain.active], targets)
-    return chain.boxes[pattern]
 
 
 def _play_round(chain: _Chain, mass: Array, number: int) -> Array:
@@ -339,118 +391,19 @@ def _play_round(chain: _Chain, mass: Array, number: int) -> Array:
         within[(0,) * len(counts)] = mass
         mass = within
     out = np.zeros_like(mass)
-    fighting = len(chain.names)
-    for pattern in itertools.product((False, True), repeat=fighting):
-        active = frozenset(i for i in range(fighting) if pattern[i])
-        if len({chain.sides[i] for i in active}) < 2:
-            continue  # no fight in these cells (they were absorbed already)
-        box = _box(chain, pattern)
-        piece = np.where(box.mask(range(fighting), pattern), mass[lead + box.index], 0)
-        if piece.any():
-            out[lead + box.index] += _play_orders(box, piece, _orders(chain, active, number))
+    everyone = frozenset(range(len(chain.names)))
+    if _whole_round(chain, number):
+        cells = rounds.whole_box(chain)
+        orders, key = _orders(chain, everyone, number)
+        rounds.play(cells, mass, rounds.plan(cells, orders, key), out)
+    else:
+        for pattern, active in _fighting(chain):
+            cells = rounds.box(chain, pattern)
+            piece = mass[lead + cells.index] * cells.start
+            if piece.any():
+                orders, key = _orders(chain, active, number)
+                rounds.play(cells, piece, rounds.plan(cells, orders, key), out[lead + cells.index])
     if counts:
         summed: Array = out.sum(axis=tuple(range(len(counts))))
         return summed
     return out
-
-
-def _play_orders(box: _Box, mass: Array, node: _Orders) -> Array:
-    """The mass after every order below `node`, each weighted by its chance."""
-    out: Array = mass * node.end
-    for slot, child in node.next.items():
-        out += _play_orders(box, _play_slot(box, mass, list(slot)), child)
-    return out
-
-
-def _play_slot(box: _Box, mass: Array, slot: list[int]) -> Array:
-    """Everyone in the slot who is active when it begins acts, in order (ODD-INIT-3: one downed by an
-    earlier actor of the same slot still acts)."""
-    if len(slot) == 1:
-        acting = np.where(box.active[slot[0]], mass, 0)
-        return mass - acting + _attack(box, acting, slot[0])
-    out = np.zeros_like(mass)
-    for pattern in itertools.product((False, True), repeat=len(slot)):
-        piece = np.where(box.mask(slot, pattern), mass, 0)
-        for i, up in zip(slot, pattern, strict=True):
-            if up:
-                piece = _attack(box, piece, i)
-        out += piece
-    return out
-
-
-def _attack(box: _Box, mass: Array, a: int) -> Array:
-    """Combatant `a` attacks the enemy the tactics pick in each cell (cells with none are unchanged).
-    An enemy down all round in this box is never picked: it is skipped."""
-    attacks = box.chain.attacks
-    enemies = [t for t in attacks.enemies[a] if box.up[t]]
-    if len(enemies) == 1 and attacks.always[a]:
-        # one enemy, attacked wherever it stands; where it is down the kernel changes nothing
-        return _along(box.chain, mass, a, enemies[0])
-    out = mass
-    for t in enemies:
-        aimed = mass * box.targets[(a, t)]
-        out = out - aimed + _along(box.chain, aimed, a, t)
-    return out
-
-
-def _along(chain: _Chain, mass: Array, a: int, t: int) -> Array:
-    """`a`'s attack on `t`, by the count of attackers on `t` so far this round when that is counted."""
-    tables = chain.attacks.kernels[(a, t)]
-    axis = chain.counted.get(t)
-    if axis is None:
-        groups = tables[0]
-        return mass if groups is None else _apply(chain, mass, a, t, groups)
-    cap = len(tables) - 1
-    out = np.zeros_like(mass)
-    for k, groups in enumerate(tables):
-        here: list[Any] = [slice(None)] * mass.ndim
-        here[axis] = slice(k, k + 1)
-        piece = mass[tuple(here)]
-        if groups is None:  # the tactics wait: no attack, no count
-            out[tuple(here)] += piece
-            continue
-        after = list(here)
-        after[axis] = slice(min(k + 1, cap), min(k + 1, cap) + 1)
-        out[tuple(after)] += _apply(chain, piece, a, t, groups)
-    return out
-
-
-def _apply(chain: _Chain, mass: Array, a: int, t: int, groups: Groups) -> Array:
-    """K[new, old] along the target's hit-point axis; any damage to the attacker along its own."""
-    offset = len(chain.counted)
-    out: Array | None = None
-    for to_attacker, kernel in groups:
-        moved = _matmul_along(mass, offset + t, kernel)
-        if to_attacker:
-            moved = _matmul_along(moved, offset + a, _shift(chain, a, to_attacker))
-        if out is None:
-            out = moved
-        else:
-            out += moved
-    assert out is not None
-    return out
-
-
-def _shift(chain: _Chain, a: int, damage: int) -> Array:
-    """S[new, old]: `damage` off `a`'s hit points (0 = down)."""
-    key = (a, damage)
-    if key not in chain.shifts:
-        size = chain.size[a]
-        shift = np.zeros((size, size), dtype=object if chain.exact else float)
-        one = Fraction(1) if chain.exact else 1.0
-        shift[...] = chain.zero()
-        for old in range(size):
-            shift[max(0, old - damage), old] = one
-        chain.shifts[key] = shift
-    return chain.shifts[key]
-
-
-def _matmul_along(mass: Array, axis: int, matrix: Array) -> Array:
-    """matrix[new, old] applied along `axis` (as one batched product: the faster layout for each case)."""
-    shape = mass.shape
-    if axis == mass.ndim - 1:
-        last: Array = mass @ matrix.T
-        return last
-    before = math.prod(shape[:axis])  # Python ints: np.prod costs more than the product here
-    moved: Array = np.matmul(matrix, mass.reshape(before, shape[axis], -1))
-    return moved.reshape(shape)

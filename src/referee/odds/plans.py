@@ -111,11 +111,18 @@ def compile_attacks(
     memo: dict[tuple[str, str, int], dict[outcomes.Outcome, Fraction] | None] = {}
     raw: dict[tuple[int, int], list[dict[outcomes.Outcome, Fraction] | None]] = {}
     deflected: list[tuple[int, int]] = []  # attacks that spend the target's shield deflections
+    checked: dict[tuple[str, str, int], tuple[bool, list[dict[outcomes.Outcome, Fraction] | None]]] = {}
     for a, name in enumerate(names):
         for t, target in enumerate(names):
             if sides[a] == sides[t]:
                 continue
             others = [names[i] for i in range(len(names)) if sides[i] != sides[t] and i != a]
+            alike = (kinds[a], kinds[t], len(others))  # the same attacker on the same target: asked once
+            if alike in checked:
+                spends, raw[(a, t)] = checked[alike]
+                if spends:
+                    deflected.append((a, t))
+                continue
             first = _choice(setup, name, target, 1, 1, {})
             # the plan must not depend on the target's hit points or the round (the chain tracks neither)
             if not _same(first, _choice(setup, name, target, 2, 2, {})):
@@ -128,13 +135,18 @@ def compile_attacks(
             if first is not None and first[2].deflection_used:
                 deflected.append((a, t))
             per_count = []
+            before = first
             for k in range(min(MAX_EARLIER, len(others)) + 1):
                 key = (kinds[a], kinds[t], k)
                 if key not in memo:
                     choice = first if k == 0 else _choice(setup, name, target, 1, 1, {target: others[:k]})
-                    memo[key] = _distribution(choice)
+                    # the same attack with the same plan as after one attacker fewer does the same
+                    same = k > 0 and _same(choice, before)
+                    memo[key] = memo[(kinds[a], kinds[t], k - 1)] if same else _distribution(choice)
+                    before = choice
                 per_count.append(memo[key])
             raw[(a, t)] = per_count
+            checked[alike] = (first is not None and bool(first[2].deflection_used), per_count)
     caps = [0] * len(names)
     for (_a, t), per_count in raw.items():
         changes = [k for k in range(1, len(per_count)) if per_count[k] != per_count[k - 1]]
@@ -148,8 +160,15 @@ def compile_attacks(
     _check_deflections(deflected, raw, names, sides)
     _check_after_striking_back(setup, raw, names, memo, kinds)
     attacks = Attacks({}, caps)
+    kernels: dict[tuple[int, int], Groups] = {}  # the same distribution on the same axis: one kernel
+
+    def built(dist: dict[outcomes.Outcome, Fraction], axis: int) -> Groups:
+        if (id(dist), axis) not in kernels:
+            kernels[(id(dist), axis)] = _groups(dist, axis, exact)
+        return kernels[(id(dist), axis)]
+
     for (a, t), per_count in raw.items():
-        tables = [None if d is None else _groups(d, size[t], exact) for d in per_count]
+        tables = [None if d is None else built(d, size[t]) for d in per_count]
         tables = (tables + [tables[-1]] * caps[t])[: caps[t] + 1]
         if any(table is not None for table in tables):
             attacks.kernels[(a, t)] = tables
