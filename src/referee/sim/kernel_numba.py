@@ -126,8 +126,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
     tkey = np.zeros(count, np.int64)  # each one's target key, kept with its status
     keys = np.zeros(count, np.int64)  # by place in `live`
     live = np.zeros(count, np.int64)  # who is in this round's order, in file order
-    rolled = np.zeros(units, np.int64)  # the round (`ticks`) each unit last rolled its key in
-    ticks = 0
+    rolled = np.zeros(units, np.int64)  # the round (`serial`) each unit last rolled its key in
+    serial = 0
     drawn = np.zeros(units, np.int64)
     order = np.zeros(count, np.int64)
     first = np.zeros(count, np.int64)
@@ -169,12 +169,12 @@ def _play_fights(  # one loop nest, kept together for the compiler
                 # the rules today); the others cannot act this round, so they are left out
                 present = 0
                 variant = init_round[round_no]
-                ticks += 1  # this round, among all the batch's rounds
+                serial += 1  # this round, among all the batch's rounds
                 for j in range(count):
                     if code[j] == 0:  # each unit's key rank, from its table for this round
                         u = unit_of[j]
-                        if rolled[u] != ticks:  # a unit rolls when its first active member is met
-                            rolled[u] = ticks
+                        if rolled[u] != serial:  # a unit rolls when its first active member is met
+                            rolled[u] = serial
                             t = init_index[variant, u]
                             state += GAMMA
                             drawn[u] = init_values[init_off[t] + _pick(state, init_size[t])]
