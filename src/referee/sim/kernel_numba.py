@@ -200,30 +200,30 @@ def _play_fights(  # one loop nest, kept together for the compiler
                 for p in range(present):
                     walk[p] = order[p]
                     starts[p] = first[p] == p
-                for k in range(present):
-                    who = walk[k]
+                for step in range(present):
+                    who = walk[step]
                     at = 0
                     while order[at] != who:
                         at += 1
                     begin = at
                     while not starts[begin]:
                         begin -= 1
-                    target = -1
+                    dest = -1
                     for q in range(begin):  # the first earlier slot with an enemy it strikes first
                         if pairs[who, order[q]]:
-                            target = q
+                            dest = q
                             break
-                    if target < 0:
+                    if dest < 0:
                         continue
-                    while not starts[target]:
-                        target -= 1
+                    while not starts[dest]:
+                        dest -= 1
                     if starts[at] and at + 1 < present and not starts[at + 1]:
                         starts[at + 1] = True  # the next in its old slot now begins it
-                    for q in range(at, target, -1):
+                    for q in range(at, dest, -1):
                         order[q] = order[q - 1]
                         starts[q] = starts[q - 1]
-                    order[target] = who
-                    starts[target] = True
+                    order[dest] = who
+                    starts[dest] = True
                 begin = 0
                 for p in range(present):
                     if starts[p]:
@@ -233,8 +233,9 @@ def _play_fights(  # one loop nest, kept together for the compiler
                 received[j] = 0
                 downed[j] = -1
                 spent[j] = 0
+            # unsigned indices from here on: numba checks a signed index for a negative one each time
             for p in range(present):
-                a = order[p]
+                a = np.uint64(order[p])
                 if not may_act[code[a], 1 if downed[a] >= first[p] else 0]:
                     continue
                 if round_no == 0 and not free_acts[verdict_code, a]:
@@ -245,10 +246,10 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     best = min(best, best_of[s] if s != mine else nobody)
                 if best == nobody:
                     continue
-                target = int(best & 255)  # a key is rank << 8 | file index (procedures.target_keys)
-                k = min(received[target], k_top)
-                u = min(spent[target], u_top)
-                w = wear[target]
+                target = np.uint64(best & 255)  # a key is rank << 8 | file index (procedures.target_keys)
+                k = np.uint64(min(received[target], k_top))
+                u = np.uint64(min(spent[target], u_top))
+                w = np.uint64(wear[target])
                 if round_no == 0:
                     caught = 1 if free_caught[verdict_code, target] else 0
                     plan = free_plans[caught, a, target, k, u, w]
@@ -260,7 +261,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     continue  # no legal attack: the tactics wait
                 received[target] += 1
                 state += GAMMA
-                outcome = dmg_values[dmg_off[plan] + _pick(state, dmg_size[plan])]
+                row = np.uint64(plan)
+                outcome = np.uint64(dmg_values[np.uint64(dmg_off[row] + _pick(state, dmg_size[row]))])
                 hp[target] -= out_target[outcome]
                 if subdues:
                     sub[target] += out_subdual[outcome]
@@ -268,8 +270,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     at += min(sub[target], sub_size[target] - 1)
                 else:
                     at = status_base[target] + hp[target]
-                code[target] = status_values[at]
-                tkey[target] = target_key[at]
+                code[target] = status_values[np.uint64(at)]
+                tkey[target] = target_key[np.uint64(at)]
                 s = side_of[target]  # keep its side's lowest key true: scan the side if that went up
                 if tkey[target] <= best_of[s]:
                     best_of[s] = tkey[target]
@@ -292,8 +294,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     hp[a] -= out_attacker[outcome]
                     sub[a] += out_subdual_back[outcome]
                     at = status_base[a] + hp[a] * sub_size[a] + min(sub[a], sub_size[a] - 1)
-                    code[a] = status_values[at]
-                    tkey[a] = target_key[at]
+                    code[a] = status_values[np.uint64(at)]
+                    tkey[a] = target_key[np.uint64(at)]
                     s = side_of[a]
                     if tkey[a] <= best_of[s]:
                         best_of[s] = tkey[a]
