@@ -138,18 +138,18 @@ def _play_fights(  # one loop nest, kept together for the compiler
     draws = 0
     limit = 0
     for _ in range(n):
-        for j in range(count):
-            state += GAMMA
-            hp[j] = hp_values[hp_off[j] + _pick(state, hp_size[j])]
-            at = status_base[j] + hp[j] * sub_size[j]
-            code[j] = status_values[at]
-            tkey[j] = target_key[at]
-            wear[j] = 0
-            sub[j] = 0
         for s in range(sides):
             best_of[s] = nobody
         for j in range(count):
-            best_of[side_of[j]] = min(best_of[side_of[j]], tkey[j])
+            state += GAMMA
+            hp[j] = hp_values[np.uint64(hp_off[j] + _pick(state, hp_size[j]))]
+            at = status_base[j] + hp[j] * sub_size[j]
+            code[j] = status_values[np.uint64(at)]
+            tkey[j] = target_key[np.uint64(at)]
+            wear[j] = 0
+            sub[j] = 0
+            side = np.uint64(side_of[j])
+            best_of[side] = min(best_of[side], tkey[j])
         round_no = 0
         verdict_code = 0
         if has_free:  # the surprise checks' outcome, from the rule's own table
@@ -172,13 +172,13 @@ def _play_fights(  # one loop nest, kept together for the compiler
                 serial += 1  # this round, among all the batch's rounds
                 for j in range(count):
                     if code[j] == 0:  # each unit's key rank, from its table for this round
-                        u = unit_of[j]
-                        if rolled[u] != serial:  # a unit rolls when its first active member is met
-                            rolled[u] = serial
-                            t = init_index[variant, u]
+                        unit = np.uint64(unit_of[j])
+                        if rolled[unit] != serial:  # a unit rolls when its first active member is met
+                            rolled[unit] = serial
+                            t = np.uint64(init_index[variant, unit])
                             state += GAMMA
-                            drawn[u] = init_values[init_off[t] + _pick(state, init_size[t])]
-                        keys[present] = drawn[u]
+                            drawn[unit] = init_values[np.uint64(init_off[t] + _pick(state, init_size[t]))]
+                        keys[present] = drawn[unit]
                     elif may_act[code[j], 0]:
                         keys[present] = 0  # below every rank
                     else:
@@ -194,8 +194,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                         before += keys[j] == key
                     for j in range(i + 1, present):
                         above += keys[j] > key
-                    order[above + before] = live[i]
-                    first[above + before] = above
+                    order[np.uint64(above + before)] = live[i]
+                    first[np.uint64(above + before)] = above
             if round_no == 1 and has_first:  # ODD-INIT-5/6: first_strike.strike_first, one fight
                 for p in range(present):
                     walk[p] = order[p]
@@ -236,7 +236,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
             # unsigned indices from here on: numba checks a signed index for a negative one each time
             for p in range(present):
                 a = np.uint64(order[p])
-                if not may_act[code[a], 1 if downed[a] >= first[p] else 0]:
+                if not may_act[np.uint64(code[a]), 1 if downed[a] >= first[p] else 0]:
                     continue
                 if round_no == 0 and not free_acts[verdict_code, a]:
                     continue  # surprised: no action in the free round (ODD-SURP-4)
@@ -272,14 +272,14 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     at = status_base[target] + hp[target]
                 code[target] = status_values[np.uint64(at)]
                 tkey[target] = target_key[np.uint64(at)]
-                s = side_of[target]  # keep its side's lowest key true: scan the side if that went up
-                if tkey[target] <= best_of[s]:
-                    best_of[s] = tkey[target]
-                elif best_of[s] & 255 == target:
-                    best_of[s] = nobody
-                    for j in range(side_lo[s], side_hi[s]):
-                        if side_of[j] == s:
-                            best_of[s] = min(best_of[s], tkey[j])
+                side = np.uint64(side_of[target])  # keep its side's lowest key true: rescan if it rose
+                if tkey[target] <= best_of[side]:
+                    best_of[side] = tkey[target]
+                elif best_of[side] & 255 == target:
+                    best_of[side] = nobody
+                    for j in range(side_lo[side], side_hi[side]):
+                        if side_of[j] == side:
+                            best_of[side] = min(best_of[side], tkey[j])
                 if code[target] != 0 and downed[target] < 0:
                     downed[target] = p
                 if counts_spent:
@@ -296,14 +296,14 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     at = status_base[a] + hp[a] * sub_size[a] + min(sub[a], sub_size[a] - 1)
                     code[a] = status_values[np.uint64(at)]
                     tkey[a] = target_key[np.uint64(at)]
-                    s = side_of[a]
-                    if tkey[a] <= best_of[s]:
-                        best_of[s] = tkey[a]
-                    elif best_of[s] & 255 == a:
-                        best_of[s] = nobody
-                        for j in range(side_lo[s], side_hi[s]):
-                            if side_of[j] == s:
-                                best_of[s] = min(best_of[s], tkey[j])
+                    side = np.uint64(side_of[a])
+                    if tkey[a] <= best_of[side]:
+                        best_of[side] = tkey[a]
+                    elif best_of[side] & 255 == a:
+                        best_of[side] = nobody
+                        for j in range(side_lo[side], side_hi[side]):
+                            if side_of[j] == side:
+                                best_of[side] = min(best_of[side], tkey[j])
                     if code[a] != 0 and downed[a] < 0:
                         downed[a] = p
             mask = 0  # the sides with someone standing: a standing combatant has a key below NOBODY
