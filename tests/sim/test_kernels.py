@@ -3,11 +3,15 @@ drawn, and what they play is what the tables say."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pytest
 from tests.conftest import EXAMPLES
+from tests.sim.cases import assert_samples_agree
 
 from referee import sim
-from referee.files import load_encounter
+from referee.files import Setup, load_encounter, setup_from_data
 from referee.rules import initiative
 from referee.sim.kernel_numpy import order_by_sorting, order_pairwise
 
@@ -67,3 +71,39 @@ def test_kernels_keep_to_the_compiled_end() -> None:
         tallies.append(tally)
     for tally in tallies:
         assert tally.rounds[:3].sum() == 0 and tally.rounds.sum() == 2000
+
+
+def three_sides(options: dict[str, str]) -> Setup:
+    """A fighter, two goblins and two orcs, each side against both others: a side can be beaten while
+    the other two fight on (its initiative unit then has nobody standing)."""
+    return setup_from_data(
+        {
+            "name": "Three sides",
+            "ruleset": "odd",
+            "options": options,
+            "sides": [
+                {"name": "Fighter", "combatants": [{"name": "Brenna", "level": 2, "hp": 11,
+                 "armour": "chain mail", "weapons": ["long sword"]}]},
+                {"name": "Goblins", "combatants": [{"name": "Goblin", "count": 2, "hit_dice": "1d6",
+                 "ac": 12, "weapons": [{"name": "scimitar", "damage": "1d6"}]}]},
+                {"name": "Orcs", "combatants": [{"name": "Orc", "count": 2, "hit_dice": 1, "ac": 13,
+                 "weapons": [{"name": "spear", "damage": "1d6"}]}]},
+            ],
+        }
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(sim.numba_play() is None, reason="numba is not installed")
+@pytest.mark.parametrize("options", [{}, {"initiative": "d10_group"}])
+def test_kernels_agree_when_a_unit_has_nobody_standing(options: dict[str, str]) -> None:
+    # rule: ODD-INIT-1, ODD-INIT-4: the numba kernel rolls no key for a unit with nobody standing and
+    # leaves the down out of the order; the numpy kernel rolls every key: the same fights in distribution
+    setup = three_sides(options)
+    fights = 60_000
+    fast = sim.simulate(setup, fights, seed=3, kernel=sim.NUMBA)
+    arrays = sim.simulate(setup, fights, seed=4, kernel=sim.NUMPY)
+    assert fast.path == sim.VECTORISED and (fast.kernel, arrays.kernel) == (sim.NUMBA, sim.NUMPY)
+    assert_samples_agree(fast, arrays)
+    for i in range(len(setup.combatants)):
+        a, b = fast.tally.standing[i] / fights, arrays.tally.standing[i] / fights
+        assert abs(a - b) <= 4.5 * math.sqrt((a * (1 - a) + 1e-5) * 2 / fights)

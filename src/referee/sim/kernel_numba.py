@@ -21,6 +21,12 @@ NUMPY = "numpy"  # the array kernel (the reference; used without numba or when a
 
 _NUMBA_PLAY: Callable[..., Any] | None = None
 
+# SplitMix64 (Steele, Lea and Flood 2014): the kernel's random numbers. Its state steps by GAMMA before
+# each draw and the draw is MIX(state): a batch's draws are a fixed function of its seed, in order.
+GAMMA = np.uint64(0x9E3779B97F4A7C15)
+MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+MIX2 = np.uint64(0x94D049BB133111EB)
+
 
 def numba_play() -> Callable[..., Any] | None:
     """The numba kernel, compiled on first use (and cached on disk), or None without numba."""
@@ -34,6 +40,7 @@ def numba_play() -> Callable[..., Any] | None:
         import numba  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         return None
+    numba.extending.register_jitable(inline="always")(_pick)  # compiled into the kernel
     _NUMBA_PLAY = numba.njit(cache=cache, nogil=True)(_play_fights)
     return _NUMBA_PLAY
 
@@ -57,8 +64,8 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
     has_first_plans = c.first_plan_index is not None
     first_plans = c.first_plan_index if c.first_plan_index is not None else c.plan_index
     tally.draws, tally.round_limit = play(
-        int(rng.integers(0, 2**31 - 1)), n, c.side_of, c.unit_of, c.init.values, c.init.off, c.init.size,
-        c.init_index, c.init_round, c.hp.values, c.hp.off, c.hp.size, c.plan_index, c.dmg.values,
+        rng.integers(0, 2**64, dtype=np.uint64), n, c.side_of, c.unit_of, c.init.values, c.init.off,
+        c.init.size, c.init_index, c.init_round, c.hp.values, c.hp.off, c.hp.size, c.plan_index, c.dmg.values,
         c.dmg.off, c.dmg.size, c.out_target, c.out_attacker, c.out_back, c.status_values, c.status_base,
         c.target_key, c.may_act, c.end_code, pairs, c.first_strike is not None, len(c.sides),
         dead_code(c), free is not None, surprise.values, surprise.size[0], played, acts, caught, free_plans,
@@ -69,8 +76,17 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
     return tally
 
 
+def _pick(state: Any, size: Any) -> Any:
+    """An entry of a table of `size` equally likely entries: floor(u * size), u the SplitMix64 output
+    for `state` read as a fraction in [0, 1) with 32 bits (a value's chance is off by < 2**-32)."""
+    z = (state ^ (state >> np.uint64(30))) * MIX1
+    z = (z ^ (z >> np.uint64(27))) * MIX2
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(((z >> np.uint64(32)) * np.uint64(size)) >> np.uint64(32))
+
+
 def _play_fights(  # one loop nest, kept together for the compiler
-    seed: int, n: int, side_of: Any, unit_of: Any, init_values: Any, init_off: Any, init_size: Any,
+    seed: Any, n: int, side_of: Any, unit_of: Any, init_values: Any, init_off: Any, init_size: Any,
     init_index: Any, init_round: Any, hp_values: Any, hp_off: Any, hp_size: Any, plan_index: Any,
     dmg_values: Any, dmg_off: Any, dmg_size: Any, out_target: Any, out_attacker: Any, out_back: Any,
     status_values: Any, status_base: Any, target_key: Any, may_act: Any, end_code: Any,
@@ -85,7 +101,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     With `has_free`, each fight first draws who is surprised (ODD-SURP-1..5) and, if the draw gives a
     free round, plays it as round 0: those acting each alone in a slot in file order, with the free
     round's plans (the target surprised or not)."""
-    np.random.seed(seed)
+    state = seed  # the random stream: each draw steps it by GAMMA (SplitMix64, _pick)
     count = side_of.size
     units = init_index.shape[1]
     k_top = plan_index.shape[2] - 1
@@ -99,10 +115,19 @@ def _play_fights(  # one loop nest, kept together for the compiler
     counts_spent = u_top > 0
     hits_back = out_back.max() > 0 or out_attacker.max() > 0 or out_subdual_back.max() > 0
     nobody = np.int64(1) << 62
+    side_lo = np.full(sides, count, np.int64)  # each side's rows: side_lo to side_hi - 1 (file order)
+    side_hi = np.zeros(sides, np.int64)
+    best_of = np.zeros(sides, np.int64)  # each side's lowest target key: the one its enemies choose
+    for j in range(count):
+        side_lo[side_of[j]] = min(side_lo[side_of[j]], j)
+        side_hi[side_of[j]] = j + 1
     hp = np.zeros(count, np.int64)
     code = np.zeros(count, np.int64)
     tkey = np.zeros(count, np.int64)  # each one's target key, kept with its status
-    keys = np.zeros(count, np.int64)
+    keys = np.zeros(count, np.int64)  # by place in `live`
+    live = np.zeros(count, np.int64)  # who is in this round's order, in file order
+    rolled = np.zeros(units, np.int64)  # the round (`serial`) each unit last rolled its key in
+    serial = 0
     drawn = np.zeros(units, np.int64)
     order = np.zeros(count, np.int64)
     first = np.zeros(count, np.int64)
@@ -113,72 +138,94 @@ def _play_fights(  # one loop nest, kept together for the compiler
     draws = 0
     limit = 0
     for _ in range(n):
+        for s in range(sides):
+            best_of[s] = nobody
         for j in range(count):
-            hp[j] = hp_values[hp_off[j] + int(np.random.random() * hp_size[j])]
+            state += GAMMA
+            hp[j] = hp_values[np.uint64(hp_off[j] + _pick(state, hp_size[j]))]
             at = status_base[j] + hp[j] * sub_size[j]
-            code[j] = status_values[at]
-            tkey[j] = target_key[at]
+            code[j] = status_values[np.uint64(at)]
+            tkey[j] = target_key[np.uint64(at)]
             wear[j] = 0
             sub[j] = 0
+            side = np.uint64(side_of[j])
+            best_of[side] = min(best_of[side], tkey[j])
         round_no = 0
         verdict_code = 0
         if has_free:  # the surprise checks' outcome, from the rule's own table
-            verdict_code = free_codes[int(np.random.random() * free_size)]
+            state += GAMMA
+            verdict_code = free_codes[_pick(state, free_size)]
             if free_played[verdict_code]:
                 round_no = -1  # the free round is round 0
         while True:
             round_no += 1
+            present = count  # the order's length: who may act this round
             if round_no == 0:  # the free round: file order, one to a slot
                 for p in range(count):
                     order[p] = p
                     first[p] = p
             else:
+                # in the order: the active, and the down whom the turn table lets act (nobody under
+                # the rules today); the others cannot act this round, so they are left out
+                present = 0
                 variant = init_round[round_no]
-                for u in range(units):  # each unit's key rank, from its table for this round
-                    t = init_index[variant, u]
-                    drawn[u] = init_values[init_off[t] + int(np.random.random() * init_size[t])]
+                serial += 1  # this round, among all the batch's rounds
                 for j in range(count):
-                    keys[j] = drawn[unit_of[j]] if code[j] == 0 else 0
-                for i in range(count):  # higher key first, equal keys in one slot, file order inside it
-                    above = 0
+                    if code[j] == 0:  # each unit's key rank, from its table for this round
+                        unit = np.uint64(unit_of[j])
+                        if rolled[unit] != serial:  # a unit rolls when its first active member is met
+                            rolled[unit] = serial
+                            t = np.uint64(init_index[variant, unit])
+                            state += GAMMA
+                            drawn[unit] = init_values[np.uint64(init_off[t] + _pick(state, init_size[t]))]
+                        keys[present] = drawn[unit]
+                    elif may_act[code[j], 0]:
+                        keys[present] = 0  # below every rank
+                    else:
+                        continue
+                    live[present] = j
+                    present += 1
+                for i in range(present):  # higher key first, equal keys in one slot, file order inside it
+                    key = keys[i]
+                    above = 0  # counted without branches: random keys would mispredict them
                     before = 0
-                    for j in range(count):
-                        if keys[j] > keys[i]:
-                            above += 1
-                        elif keys[j] == keys[i] and j < i:
-                            before += 1
-                    order[above + before] = i
-                    first[above + before] = above
+                    for j in range(i):
+                        above += keys[j] > key
+                        before += keys[j] == key
+                    for j in range(i + 1, present):
+                        above += keys[j] > key
+                    order[np.uint64(above + before)] = live[i]
+                    first[np.uint64(above + before)] = above
             if round_no == 1 and has_first:  # ODD-INIT-5/6: first_strike.strike_first, one fight
-                for p in range(count):
+                for p in range(present):
                     walk[p] = order[p]
                     starts[p] = first[p] == p
-                for k in range(count):
-                    who = walk[k]
+                for step in range(present):
+                    who = walk[step]
                     at = 0
                     while order[at] != who:
                         at += 1
                     begin = at
                     while not starts[begin]:
                         begin -= 1
-                    target = -1
+                    dest = -1
                     for q in range(begin):  # the first earlier slot with an enemy it strikes first
                         if pairs[who, order[q]]:
-                            target = q
+                            dest = q
                             break
-                    if target < 0:
+                    if dest < 0:
                         continue
-                    while not starts[target]:
-                        target -= 1
-                    if starts[at] and at + 1 < count and not starts[at + 1]:
+                    while not starts[dest]:
+                        dest -= 1
+                    if starts[at] and at + 1 < present and not starts[at + 1]:
                         starts[at + 1] = True  # the next in its old slot now begins it
-                    for q in range(at, target, -1):
+                    for q in range(at, dest, -1):
                         order[q] = order[q - 1]
                         starts[q] = starts[q - 1]
-                    order[target] = who
-                    starts[target] = True
+                    order[dest] = who
+                    starts[dest] = True
                 begin = 0
-                for p in range(count):
+                for p in range(present):
                     if starts[p]:
                         begin = p
                     first[p] = begin
@@ -186,23 +233,23 @@ def _play_fights(  # one loop nest, kept together for the compiler
                 received[j] = 0
                 downed[j] = -1
                 spent[j] = 0
-            for p in range(count):
-                a = order[p]
-                if not may_act[code[a], 1 if downed[a] >= first[p] else 0]:
+            # unsigned indices from here on: numba checks a signed index for a negative one each time
+            for p in range(present):
+                a = np.uint64(order[p])
+                if not may_act[np.uint64(code[a]), 1 if downed[a] >= first[p] else 0]:
                     continue
                 if round_no == 0 and not free_acts[verdict_code, a]:
                     continue  # surprised: no action in the free round (ODD-SURP-4)
-                target = -1
                 best = nobody
-                for j in range(count):  # the lowest target key among the enemies
-                    if side_of[j] != side_of[a] and tkey[j] < best:
-                        best = tkey[j]
-                        target = j
-                if target < 0:
+                mine = side_of[a]
+                for s in range(sides):  # the lowest target key among the enemies
+                    best = min(best, best_of[s] if s != mine else nobody)
+                if best == nobody:
                     continue
-                k = min(received[target], k_top)
-                u = min(spent[target], u_top)
-                w = wear[target]
+                target = np.uint64(best & 255)  # a key is rank << 8 | file index (procedures.target_keys)
+                k = np.uint64(min(received[target], k_top))
+                u = np.uint64(min(spent[target], u_top))
+                w = np.uint64(wear[target])
                 if round_no == 0:
                     caught = 1 if free_caught[verdict_code, target] else 0
                     plan = free_plans[caught, a, target, k, u, w]
@@ -213,7 +260,9 @@ def _play_fights(  # one loop nest, kept together for the compiler
                 if plan < 0:
                     continue  # no legal attack: the tactics wait
                 received[target] += 1
-                outcome = dmg_values[dmg_off[plan] + int(np.random.random() * dmg_size[plan])]
+                state += GAMMA
+                row = np.uint64(plan)
+                outcome = np.uint64(dmg_values[np.uint64(dmg_off[row] + _pick(state, dmg_size[row]))])
                 hp[target] -= out_target[outcome]
                 if subdues:
                     sub[target] += out_subdual[outcome]
@@ -221,8 +270,16 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     at += min(sub[target], sub_size[target] - 1)
                 else:
                     at = status_base[target] + hp[target]
-                code[target] = status_values[at]
-                tkey[target] = target_key[at]
+                code[target] = status_values[np.uint64(at)]
+                tkey[target] = target_key[np.uint64(at)]
+                side = np.uint64(side_of[target])  # keep its side's lowest key true: rescan if it rose
+                if tkey[target] <= best_of[side]:
+                    best_of[side] = tkey[target]
+                elif best_of[side] & 255 == target:
+                    best_of[side] = nobody
+                    for j in range(side_lo[side], side_hi[side]):
+                        if side_of[j] == side:
+                            best_of[side] = min(best_of[side], tkey[j])
                 if code[target] != 0 and downed[target] < 0:
                     downed[target] = p
                 if counts_spent:
@@ -237,14 +294,21 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     hp[a] -= out_attacker[outcome]
                     sub[a] += out_subdual_back[outcome]
                     at = status_base[a] + hp[a] * sub_size[a] + min(sub[a], sub_size[a] - 1)
-                    code[a] = status_values[at]
-                    tkey[a] = target_key[at]
+                    code[a] = status_values[np.uint64(at)]
+                    tkey[a] = target_key[np.uint64(at)]
+                    side = np.uint64(side_of[a])
+                    if tkey[a] <= best_of[side]:
+                        best_of[side] = tkey[a]
+                    elif best_of[side] & 255 == a:
+                        best_of[side] = nobody
+                        for j in range(side_lo[side], side_hi[side]):
+                            if side_of[j] == side:
+                                best_of[side] = min(best_of[side], tkey[j])
                     if code[a] != 0 and downed[a] < 0:
                         downed[a] = p
-            mask = 0
-            for j in range(count):
-                if code[j] == 0:
-                    mask |= 1 << side_of[j]
+            mask = 0  # the sides with someone standing: a standing combatant has a key below NOBODY
+            for s in range(sides):
+                mask |= (best_of[s] < nobody) << s
             verdict = end_code[round_no, mask]
             if verdict >= 0:
                 rounds[round_no] += 1

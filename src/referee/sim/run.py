@@ -57,11 +57,14 @@ def _worker(task: tuple[int, np.random.SeedSequence]) -> Tally:
     return _WORKER_JOB.run(*task)
 
 
-def batch_size(compiled: Compiled | None) -> int:
-    """Fights per batch: memory stays near 64 MB of working arrays per batch, whatever the encounter."""
+def batch_size(compiled: Compiled | None, kernel: str = NUMPY) -> int:
+    """Fights per batch: for the numpy kernel, memory stays near 64 MB of working arrays per batch,
+    whatever the encounter; the numba kernel needs no memory per fight, and its batches are smaller
+    (a few tens of milliseconds each) so that the workers finish together."""
     if compiled is None:
         return 200
-    return int(max(1024, min(1 << 17, (1 << 22) // max(1, compiled.count))))
+    slots = (1 << 18) if kernel == NUMBA else (1 << 22)  # combatant-slots per batch
+    return int(max(1024, min(1 << 17, slots // max(1, compiled.count))))
 
 
 def plan_run(setup: Setup, force_engine: bool = False) -> tuple[Compiled | None, str]:
@@ -110,7 +113,7 @@ def simulate(
         kernel = NUMPY if compiled is not None else ""
     if kernel == NUMBA and compiled is not None:
         compiled_batch(compiled, 1, np.random.default_rng(0))  # compile (or load) before any fork
-    job = Job(setup, compiled, n, batch or batch_size(compiled), seed, kernel or NUMPY)
+    job = Job(setup, compiled, n, batch or batch_size(compiled, kernel), seed, kernel or NUMPY)
     seeds = np.random.SeedSequence(seed).spawn(job.batches)
     tally = Tally.empty(len(setup.sides), len(setup.combatants), setup.max_rounds)
     for part in _run_batches(job, seeds, workers):
