@@ -52,7 +52,9 @@ def test_a_lost_fight_leaves_the_party_down_not_surviving(tmp_path: Path) -> Non
     for name in ("Bran", "Tam"):
         c = by_name(data)[name]
         assert math.isclose(c["standing_rate"] + c["down_rate"] + c["dead_rate"], 1.0)
-        assert c["survival_rate"] == c["standing_rate"] + c["down_rate"]  # alive = standing or down
+        assert math.isclose(
+            c["survival_rate"], c["standing_rate"] + c["down_rate"]
+        )  # alive = standing or down
         assert c["down_rate"] > 0.9 and 0 < c["dead_rate"] < 3 / 36  # at most 3/36 per last blow
     table = referee("sim", encounter(tmp_path), "-n", "2000", "--seed", "3").stdout
     assert "standing" in table and "down" in table and "dead" in table
