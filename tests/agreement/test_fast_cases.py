@@ -5,7 +5,9 @@ and the simulator plays as many fights as the power calculation asks for to see 
 at 4.5 standard errors (`power.fights_for`, about 20,700 at p = 1/2): the free round of surprise
 (ODD-SURP-1..5, with the ambusher's advantage under `mf`, MF-SURP-2), shield deflections that the
 second attacker of a round finds spent (DAC-DEFL-3), criticals that damage armour (HR-ARMDMG-1..4),
-subdual damage (ODD-PUMMEL-2, GAP-SUBDUAL) and a scripted first action (round 1's own tables).
+subdual damage (ODD-PUMMEL-2, GAP-SUBDUAL), a scripted first action (round 1's own tables), a sleeper
+who wakes when wounded (MOD-COND-SLEEP-M), a condition on the attacker to the end of the round
+(HR-MISSILE-3) and a starting condition that ends (MOD-COND-STUN-1): the combatants' states.
 The examples the fast path now plays are checked against the engine's random fights, as many as the
 test budget allows (the power each comparison has is in its message)."""
 
@@ -68,6 +70,40 @@ def brawl(scripted: bool = False, rounds: int = 3) -> dict[str, Any]:
             "sides": [{"name": "Sailors", "combatants": [bosun]}, {"name": "Locals", "combatants": [local]}]}  # fmt: skip
 
 
+def sleeper(rounds: int = 2) -> dict[str, Any]:
+    """A knight and a sleeping gnoll (HR-HELPLESS-1: hit automatically while it sleeps; MOD-COND-SLEEP-M:
+    wounded, it wakes and fights back)."""
+    knight = {"name": "Knight", "level": 2, "hp": 6, "armour": "chain mail",
+              "weapons": [{"name": "mace", "damage": "1d4"}]}  # fmt: skip
+    gnoll = {"name": "Gnoll", "hit_dice": "1", "hp": 5, "ac": 12, "conditions": ["sleeping"],
+             "weapons": [{"name": "spear", "damage": "1d6"}]}  # fmt: skip
+    return {"name": "sleeper (hr)", "ruleset": "hr", "max_rounds": rounds,
+            "sides": [{"name": "Knight", "combatants": [knight]}, {"name": "Gnolls", "combatants": [gnoll]}]}  # fmt: skip
+
+
+def archers(rounds: int = 2) -> dict[str, Any]:
+    """Two archers with Dex 18 shooting at each other (HR-MISSILE-3: one who fires loses its Dex bonus to
+    AC to the end of the round: the second shot of a round meets the first archer without it)."""
+
+    def archer(name: str) -> dict[str, Any]:
+        return {"name": name, "level": 1, "hp": 3, "armour": "leather", "abilities": {"dex": 18},
+                "weapons": [{"name": "short bow", "damage": "1d3"}]}  # fmt: skip
+
+    return {"name": "archers (hr)", "ruleset": "hr", "max_rounds": rounds, "distance": 15,
+            "sides": [{"name": "A", "combatants": [archer("Archer")]},
+                      {"name": "B", "combatants": [archer("Bowman")]}]}  # fmt: skip
+
+
+def stunned(rounds: int = 3) -> dict[str, Any]:
+    """A hero who starts stunned for round 1 (MOD-COND-STUN-1: no action, easier to hit) against an orc:
+    a starting condition that ends during the fight."""
+    hero = {"name": "Hero", "level": 1, "hp": 4, "armour": "leather",
+            "conditions": [{"name": "stunned", "rounds": 1}], "weapons": [{"name": "sword", "damage": "1d6"}]}  # fmt: skip
+    orc = {"name": "Orc", "hit_dice": "1", "hp": 4, "ac": 13, "weapons": [{"name": "axe", "damage": "1d6"}]}
+    return {"name": "stunned for a round (mod)", "ruleset": "mod", "max_rounds": rounds,
+            "sides": [{"name": "Hero", "combatants": [hero]}, {"name": "Orcs", "combatants": [orc]}]}  # fmt: skip
+
+
 WALKED = [
     pytest.param(brawl(), id="subdual"),  # rule: ODD-PUMMEL-2, GAP-SUBDUAL
     pytest.param(brawl(scripted=True), id="scripted-first-action"),  # rule: ODD-PUMMEL-1 in round 1 only
@@ -78,6 +114,12 @@ WALKED = [
     # rule: HR-ARMDMG-1 (two rounds: a critical in the free round or round 1 worsens the armour)
     pytest.param(ambush("hr", hp=(3, 3), count=1, rounds=2), id="surprise-hr-armour"),
     pytest.param(shield_wall(), id="deflections-spent"),  # rule: DAC-DEFL-3, DAC-DEFL-4
+    # rule: MOD-COND-SLEEP-M (a wounded sleeper wakes), HR-HELPLESS-1 (hit automatically while asleep)
+    pytest.param(sleeper(), id="sleeper-wakes"),
+    # rule: HR-MISSILE-3 (a condition on the attacker, to the end of the round)
+    pytest.param(archers(), id="firing-missile"),
+    # rule: MOD-COND-STUN-1 (a starting condition that ends after round 1)
+    pytest.param(stunned(), id="starting-condition-ends"),
 ]
 
 
@@ -114,6 +156,14 @@ NEWLY_FAST = [  # (example, preset, engine fights)
     ("fog_and_cover.yaml", "full", ENGINE_FIGHTS),  # rule: HR-ARMDMG-1
     ("skirmish.yaml", "dac", 1_500),  # rule: DAC-DEFL-3 (ten combatants: the engine's dice budget)
     ("pummel.yaml", "odd", ENGINE_FIGHTS),  # rule: ODD-PUMMEL-2, GAP-SUBDUAL, a scripted first action
+    ("house_rules_duel.yaml", "hr", ENGINE_FIGHTS),  # rule: MF-FUMBLE-2, HR-ARMDMG-1 (a blow back's critical)
+    (
+        "fog_and_cover.yaml",
+        "hr",
+        ENGINE_FIGHTS,
+    ),  # rule: HR-MISSILE-3 (firing_missile to the end of the round)
+    ("pummel.yaml", "mf", ENGINE_FIGHTS),  # rule: MF-OTHER-1 (the scripted pummel refused: the drunk waits)
+    ("preset_hr.yaml", "hr", 1_500),  # rule: MOD-COND-SLEEP-M, HR-HELPLESS-1 (five combatants: the budget)
 ]
 
 
@@ -149,3 +199,30 @@ def test_a_scripted_first_action_gets_round_1_s_own_tables() -> None:
     assert compiled.first_plan_index is not None
     assert sim.compile_setup(make_setup(brawl())).first_plan_index is None
     assert (compiled.sub_size > 1).any()  # subdual damage is counted (GAP-SUBDUAL)
+
+
+def test_a_blow_back_damages_the_attacker_s_armour_state_by_state() -> None:
+    # rule: MF-FUMBLE-2 (a fumble gives the target a free attack back), HR-ARMDMG-1..3 (its confirmed
+    # critical worsens the attacker's leather: DAC 8 -> 9, then destroyed), carried as the attacker's state
+    from fractions import Fraction
+
+    compiled = sim.compile_setup(under("house_rules_duel.yaml", "hr"))
+    names = list(compiled.names)
+    bandit, angthar = names.index("Bandit 1"), names.index("Angthar")
+    states = compiled.attacker_states
+    assert states == 3  # the bandit's leather: as new, worn, destroyed
+    struck_back, worse = [], []
+    for v in range(states):
+        entries = compiled.dmg.table(int(compiled.plan_index[bandit, angthar, 0, 0, v]))
+        struck_back.append(Fraction(int((compiled.out_attacker[entries] > 0).sum()), len(entries)))
+        worse.append(set(compiled.out_wear_back[entries].tolist()) - {-1})
+    assert worse == [{1}, {2}, set()]  # each critical moves the armour on by one state; destroyed stays
+    assert struck_back[0] < struck_back[1] < struck_back[2]  # worse armour: the blow back hits more often
+
+
+def test_conditions_that_end_with_the_round_are_carried() -> None:
+    # rule: HR-MISSILE-3 (firing_missile to the end of the round), MOD-COND-STUN-1 (stunned for round 1)
+    compiled = sim.compile_setup(make_setup(archers()))
+    assert compiled.round_end is not None and (compiled.out_wear_back >= 0).any()
+    compiled = sim.compile_setup(make_setup(stunned()))
+    assert compiled.round_end is not None and compiled.round_end[0, 0] != 0  # round 1 ends the stun

@@ -63,7 +63,8 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.target_key, c.may_act, c.end_code, pairs, c.first_strike is not None, len(c.sides),
         dead_code(c), free is not None, surprise.values, surprise.size[0], played, acts, caught, free_plans,
         c.out_spent, c.out_spent_back, c.out_wear, c.out_subdual, c.out_subdual_back, c.sub_size,
-        has_first_plans, first_plans,
+        has_first_plans, first_plans, c.out_wear_back, c.attacker_states, c.round_end is not None,
+        c.round_end if c.round_end is not None else np.zeros((1, 1), np.int32),
         tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -78,7 +79,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
     has_free: bool, free_codes: Any, free_size: int, free_played: Any, free_acts: Any, free_caught: Any,
     free_plans: Any, out_spent: Any, out_spent_back: Any, out_wear: Any, out_subdual: Any,
     out_subdual_back: Any, sub_size: Any,
-    has_first_plans: bool, first_plans: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+    has_first_plans: bool, first_plans: Any, out_wear_back: Any, attacker_states: int, ticks: bool,
+    round_end: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
     """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights).
 
@@ -91,7 +93,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
     k_top = plan_index.shape[2] - 1
     u_top = plan_index.shape[3] - 1
     wears = plan_index.shape[4] > 1
-    wear = np.zeros(count, np.int64)  # armour state (HR-ARMDMG-1..4)
+    wear = np.zeros(count, np.int64)  # state: armour (HR-ARMDMG-1..4), conditions that come and go
+    wears_back = out_wear_back.max() >= 0  # some attack changes its attacker's state
     spent = np.zeros(count, np.int64)  # deflections spent this round (DAC-DEFL-3)
     sub = np.zeros(count, np.int64)  # subdual damage taken (GAP-SUBDUAL)
     # flags: work skipped where these tables cannot need it
@@ -202,7 +205,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     continue
                 k = min(received[target], k_top)
                 u = min(spent[target], u_top)
-                w = wear[target]
+                w = wear[target] * attacker_states + (wear[a] if attacker_states > 1 else 0)
                 if round_no == 0:
                     caught = 1 if free_caught[verdict_code, target] else 0
                     plan = free_plans[caught, a, target, k, u, w]
@@ -230,6 +233,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     spent[a] += out_spent_back[outcome]
                 if wears and out_wear[outcome] >= 0:
                     wear[target] = out_wear[outcome]
+                if wears_back and out_wear_back[outcome] >= 0:
+                    wear[a] = out_wear_back[outcome]
                 if not hits_back:
                     continue
                 received[a] += out_back[outcome]
@@ -241,6 +246,9 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     tkey[a] = target_key[at]
                     if code[a] != 0 and downed[a] < 0:
                         downed[a] = p
+            if ticks:  # conditions that end with the round
+                for j in range(count):
+                    wear[j] = round_end[j, wear[j]]
             mask = 0
             for j in range(count):
                 if code[j] == 0:

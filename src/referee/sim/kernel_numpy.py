@@ -64,12 +64,23 @@ def simulate_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally:
         free = c.free_round
         verdict_code = sample(free.table, np.zeros(n, np.int64), rng.random(n))
         _play_round(c, fights, rng, 0, (free.acts[verdict_code].T, free.surprised[verdict_code].T))
+        _round_end(c, fights, free.played[verdict_code])
         _finish(c, fights, tally, 0, free.played[verdict_code])
     while fights.size:
         round_no += 1
         _play_round(c, fights, rng, round_no)
+        _round_end(c, fights)
         _finish(c, fights, tally, round_no)
     return tally
+
+
+def _round_end(c: Compiled, fights: _Fights, played: npt.NDArray[np.bool_] | None = None) -> None:
+    """Each combatant's state after the round (Compiled.round_end: conditions that end with it);
+    `played`: the fights that played this round (the free round is not played in every fight)."""
+    if c.round_end is None:
+        return
+    after = c.round_end[np.arange(c.count)[:, None], fights.wear]
+    fights.wear = np.ascontiguousarray(after if played is None else np.where(played, after, fights.wear))
 
 
 def _finish(
@@ -112,6 +123,7 @@ def _play_round(
     spent = np.zeros(count * m, dtype=np.int32) if u_count > 1 else None  # deflections (DAC-DEFL-3)
     flat_wear = fights.wear.reshape(-1)
     subdues = bool((c.sub_size > 1).any())  # some attack deals subdual damage (GAP-SUBDUAL)
+    wears_back = bool((c.out_wear_back >= 0).any())
     flat_plans = plans.reshape(-1)
     for p in range(count):
         a = actor_at[p]
@@ -134,7 +146,11 @@ def _play_round(
         cell = pair * (k_top + 1) + earlier
         # and on the deflections it has spent this round (DAC-DEFL-3)
         cell = cell * u_count + (np.minimum(spent[tt], u_count - 1) if spent is not None else 0)
-        cell = cell * w_count + (flat_wear[tt] if w_count > 1 else 0)  # and on its armour (HR-ARMDMG-1)
+        if w_count > 1:  # and on its state (armour, HR-ARMDMG-1; conditions), and maybe the attacker's
+            state = flat_wear[tt].astype(np.int64)
+            if c.attacker_states > 1:
+                state = state * c.attacker_states + flat_wear[af * m + f]
+            cell = cell * w_count + state
         plan = flat_plans[cell]
         if c.may_wait:  # no legal attack on that target: the tactics wait
             go = plan >= 0
@@ -149,6 +165,10 @@ def _play_round(
             changed = worn >= 0
             flat_wear[tt[changed]] = worn[changed]
         aa = af * m + f
+        if wears_back:  # the attack changed its attacker's state (a condition on it, a blow back's critical)
+            worn = c.out_wear_back[outcome]
+            changed = worn >= 0
+            flat_wear[aa[changed]] = worn[changed]
         if spent is not None:
             spent[tt] += c.out_spent[outcome]
             spent[aa] += c.out_spent_back[outcome]
