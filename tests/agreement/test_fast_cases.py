@@ -7,7 +7,8 @@ at 4.5 standard errors (`power.fights_for`, about 20,700 at p = 1/2): the free r
 second attacker of a round finds spent (DAC-DEFL-3), criticals that damage armour (HR-ARMDMG-1..4),
 subdual damage (ODD-PUMMEL-2, GAP-SUBDUAL), a scripted first action (round 1's own tables), a sleeper
 who wakes when wounded (MOD-COND-SLEEP-M), a condition on the attacker to the end of the round
-(HR-MISSILE-3) and a starting condition that ends (MOD-COND-STUN-1): the combatants' states.
+(HR-MISSILE-3) and a starting condition that ends (MOD-COND-STUN-1): the combatants' states; and a
+tactic that names its target.
 The examples the fast path now plays are checked against the engine's random fights, as many as the
 test budget allows (the power each comparison has is in its message)."""
 
@@ -104,6 +105,23 @@ def stunned(rounds: int = 3) -> dict[str, Any]:
             "sides": [{"name": "Hero", "combatants": [hero]}, {"name": "Orcs", "combatants": [orc]}]}  # fmt: skip
 
 
+def named_target(rounds: int = 3) -> dict[str, Any]:
+    """A hero whose tactic names the orc chief (attacked while it stands, then the default target) against
+    the chief and a weaker orc the default tactics would strike first (docs/encounter-file.md, `tactic`)."""
+    hero = {"name": "Hero", "level": 2, "hp": 2, "armour": "leather", "weapons": [{"name": "sword", "damage": "2"}],
+            "tactic": {"maneuver": "attack", "target": "Orc chief"}}  # fmt: skip
+    orc = {"name": "Orc", "hit_dice": "1", "hp": 1, "ac": 12, "weapons": [{"name": "club", "damage": "1"}]}
+    chief = {
+        "name": "Orc chief",
+        "hit_dice": "1",
+        "hp": 3,
+        "ac": 14,
+        "weapons": [{"name": "axe", "damage": "2"}],
+    }
+    return {"name": "a named target", "ruleset": "odd", "max_rounds": rounds,
+            "sides": [{"name": "Hero", "combatants": [hero]}, {"name": "Orcs", "combatants": [orc, chief]}]}  # fmt: skip
+
+
 WALKED = [
     pytest.param(brawl(), id="subdual"),  # rule: ODD-PUMMEL-2, GAP-SUBDUAL
     pytest.param(brawl(scripted=True), id="scripted-first-action"),  # rule: ODD-PUMMEL-1 in round 1 only
@@ -120,6 +138,7 @@ WALKED = [
     pytest.param(archers(), id="firing-missile"),
     # rule: MOD-COND-STUN-1 (a starting condition that ends after round 1)
     pytest.param(stunned(), id="starting-condition-ends"),
+    pytest.param(named_target(), id="named-target"),  # rule: ODD-HP-1 (the named target falls: the default)
 ]
 
 

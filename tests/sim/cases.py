@@ -52,6 +52,7 @@ VECTORISED_CASES = {
     *(("fog_and_cover.yaml", preset) for preset in PRESETS),
     *(("house_rules_duel.yaml", preset) for preset in PRESETS if preset != "dac"),
     *(("preset_hr.yaml", preset) for preset in PRESETS),
+    *(("mod_conditions.yaml", preset) for preset in PRESETS if preset != "mod"),
 
 }  # fmt: skip
 # Small cases the exact odds refuse but the fast path carries: the free round of surprise (ODD-SURP-4),

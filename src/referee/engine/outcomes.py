@@ -27,7 +27,7 @@ from referee.dice import DiceSource
 from referee.engine import resolve as engine
 from referee.engine.actions import Attack
 from referee.engine.events import Event, EventType, event
-from referee.engine.state import CombatantState, FightState
+from referee.engine.state import UNCONSCIOUS, CombatantState, FightState
 from referee.errors import RefereeError
 from referee.setup import Setup
 from referee.vocabulary import PAIRED
@@ -73,6 +73,7 @@ def probe_state(
     surprised: Sequence[str] | None = None,
     deflections: Mapping[str, int] | None = None,
     marks: Mapping[str, Mark] | None = None,
+    down: Sequence[str] = (),
 ) -> FightState:
     """Round `number` with the given hit points (others: :data:`PROBE_HP`), everyone in one slot, and
     `earlier[target]` having attacked `target` already this round (ODD-AC-SHIELD, GAP-SHIELD-ASSIGN).
@@ -82,7 +83,8 @@ def probe_state(
     round of surprise instead (ODD-SURP-4: round 0, those named surprised, the others each in a slot of
     their own, as the engine's surprise events leave it); else surprise is left out.
     `deflections[target]`: shield deflections the target has spent this round (DAC-DEFL-3, on the last
-    earlier attack); `marks[name]`: its armour and conditions (:func:`mark_events`, HR-ARMDMG-1..4).
+    earlier attack); `marks[name]`: its armour and conditions (:func:`mark_events`, HR-ARMDMG-1..4);
+    `down`: combatants fallen unconscious before the round (ODD-HP-1), e.g. a tactic's named target.
     """
     from referee.engine.fight import Fight  # the fight module registers the rules on import
 
@@ -103,6 +105,8 @@ def probe_state(
         state.apply(event(EventType.ROUND_START, number, data={"order": everyone}))
     for name, mark in (marks or {}).items():
         state.apply_all(mark_events(state, name, mark))
+    for name in down:
+        state.apply(event(EventType.DEFEAT, number, target=name, data={"status": UNCONSCIOUS}))
     spent = deflections or {}
     for target, attackers in (earlier or {}).items():
         for i, name in enumerate(attackers):

@@ -86,13 +86,14 @@ class Situation:
     spent: int = 0
     marks: tuple[outcomes.Mark, outcomes.Mark] | None = None  # the target's and the attacker's states
     round_no: int = 1  # 1: round 1; 2: every later round (checked on others); the free round: 0
+    down: tuple[str, ...] = ()  # fallen before the round: the attacker's named target, when not this one
 
     def probe(self, setup: Setup, number: int) -> Any:
         surprised = None if self.caught is None else ([self.target] if self.caught else [])
         marks = {} if self.marks is None else {self.attacker: self.marks[1], self.target: self.marks[0]}
         return outcomes.probe_state(
             setup, {self.target: 1}, number, {self.target: self.earlier}, surprised,
-            {self.target: self.spent}, marks,
+            {self.target: self.spent}, marks, self.down,
         )  # fmt: skip
 
 
@@ -362,18 +363,37 @@ class _Cells:
             return int(layer[phase, a, t, k - 1, w, v])
         if caught is not None and reachable is not None and not reachable[int(caught), a, t]:
             return int(layer[0, a, t, k, w, v])  # never in the free round
-        kind = (kinds[a], kinds[t], k, round_no, caught, w, v, spent)
+        named = scripted_target(self.compiler.setup, a)
+        down = (names[named],) if named is not None and named != t else ()
+        kind = (kinds[a], kinds[t], k, round_no, caught, w, v, spent, down)
         compiler = self.compiler
         if kind not in self.done:
             lists = compiler.states.lists
             marks = (lists[kinds[t]][w], lists[kinds[a]][v])
-            where = Situation(names[a], names[t], earlier, caught, spent, marks, round_no)
+            where = Situation(names[a], names[t], earlier, caught, spent, marks, round_no, down)
             spends, compiler.spends = compiler.spends, False
             self.done[kind] = (compiler.compile(where, (kinds[a], kinds[t]), wear), compiler.spends)
             compiler.spends = spends
         table, spends = self.done[kind]
         compiler.spends = compiler.spends or spends
         return table
+
+
+def scripted_target(setup: Setup, a: int) -> int | None:
+    """The enemy combatant `a`'s tactic names as its target, if any (the tactics attack it while it stands,
+    else the default target: engine/odd_tactics.scripted_maneuver); refused where the tables cannot say so."""
+    c = setup.combatants[a]
+    if c.tactic is None or c.tactic.target is None:
+        return None
+    names = [x.name for x in setup.combatants]
+    if c.tactic.target not in names:
+        raise Unsupported(f"{c.name}'s tactic names {c.tactic.target}, who is not in the fight")
+    named = names.index(c.tactic.target)
+    if setup.combatants[named].side == c.side:
+        raise Unsupported(f"{c.name}'s tactic names {c.tactic.target}, on its own side")
+    if c.tactic.rounds is not None:
+        raise Unsupported(f"{c.name}'s tactic names its target in some rounds only ({c.tactic.target})")
+    return named
 
 
 def _check_attacks_back(

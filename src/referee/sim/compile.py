@@ -28,7 +28,7 @@ from referee.files import Setup
 from referee.rules import hit_points
 from referee.rules.options import FinishFallen
 from referee.sim import first_strike, procedures
-from referee.sim.attacks import OUTCOME_FIELDS, SimOutcome, attack_tables
+from referee.sim.attacks import OUTCOME_FIELDS, SimOutcome, attack_tables, scripted_target
 from referee.sim.surprise import FreeRound, free_round_tables
 from referee.sim.tables import IntArray, Packed, Unsupported, offsets, to_table
 
@@ -82,6 +82,8 @@ class Compiled:
     attacker_states: int = 1
     # (C, W): each combatant's state after the end of a round (its conditions that end with it), or None
     round_end: npt.NDArray[np.int32] | None = None
+    # (C,): the enemy a combatant's tactic names as its target (attacked while it stands), -1: none
+    scripted_target: IntArray | None = None
     hits_back: bool = False
     first_strike: npt.NDArray[np.bool_] | None = None  # (C, C): a moves before enemy b in round 1
     free_round: FreeRound | None = None  # the surprise table (ODD-SURP-1..5), or None: no free round
@@ -207,6 +209,14 @@ def _first_strike(setup: Setup) -> npt.NDArray[np.bool_] | None:
     return pairs
 
 
+def _scripted_targets(setup: Setup) -> IntArray | None:
+    """Per combatant the enemy its tactic names as its target (-1: none), or None: nobody names one."""
+    found = [scripted_target(setup, a) for a in range(len(setup.combatants))]
+    if all(t is None for t in found):
+        return None
+    return np.array([-1 if t is None else t for t in found], dtype=np.int64)
+
+
 def compile_setup(setup: Setup) -> Compiled:
     """Build the kernels' tables from the rules' procedures and the engine's attacks. Raises Unsupported."""
     check_supported(setup)
@@ -268,6 +278,7 @@ def compile_setup(setup: Setup) -> Compiled:
         out_wear_back=np.ascontiguousarray(table_of[:, 8]),
         attacker_states=tables.attacker_states,
         round_end=tables.round_end,
+        scripted_target=_scripted_targets(setup),
         sub_size=np.array(sub_size, dtype=np.int64),
         hits_back=bool(table_of[:, 1:3].any() or table_of[:, 7].any()),
         free_round=free,

@@ -65,6 +65,7 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.out_spent, c.out_spent_back, c.out_wear, c.out_subdual, c.out_subdual_back, c.sub_size,
         has_first_plans, first_plans, c.out_wear_back, c.attacker_states, c.round_end is not None,
         c.round_end if c.round_end is not None else np.zeros((1, 1), np.int32),
+        c.scripted_target if c.scripted_target is not None else np.full(c.count, -1, np.int64),
         tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -80,7 +81,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     free_plans: Any, out_spent: Any, out_spent_back: Any, out_wear: Any, out_subdual: Any,
     out_subdual_back: Any, sub_size: Any,
     has_first_plans: bool, first_plans: Any, out_wear_back: Any, attacker_states: int, ticks: bool,
-    round_end: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+    round_end: Any, scripted: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
     """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights).
 
@@ -197,10 +198,13 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     continue  # surprised: no action in the free round (ODD-SURP-4)
                 target = -1
                 best = nobody
-                for j in range(count):  # the lowest target key among the enemies
-                    if side_of[j] != side_of[a] and tkey[j] < best:
-                        best = tkey[j]
-                        target = j
+                if scripted[a] >= 0 and code[scripted[a]] == 0:
+                    target = scripted[a]  # the target its tactic names, while it stands
+                else:
+                    for j in range(count):  # the lowest target key among the enemies
+                        if side_of[j] != side_of[a] and tkey[j] < best:
+                            best = tkey[j]
+                            target = j
                 if target < 0:
                     continue
                 k = min(received[target], k_top)

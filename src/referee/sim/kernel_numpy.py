@@ -133,6 +133,11 @@ def _play_round(
         if free is not None:
             acts &= free[0][p]  # the surprised do not act in the free round
         chosen = _preferred_target(c, fights.keyed).reshape(-1)[c.side_of[a] * m + rows]
+        if c.scripted_target is not None:  # the target a tactic names, while it stands
+            named = c.scripted_target[a]
+            some = np.flatnonzero(named >= 0)
+            some = some[flat_code[named[some] * m + some] == 0]
+            chosen[some] = named[some]
         f = np.flatnonzero(acts & (chosen < NOBODY))
         if not f.size:
             continue
