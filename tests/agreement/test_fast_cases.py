@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 from tests.agreement.paths import Record, compare_simulator, exact_walk, vectorised
 from tests.conftest import make_setup
-from tests.sim.cases import Z, under
+from tests.sim.cases import Z, assert_samples_agree, under
 
 from referee import sim
+from referee.files import Setup
 
 WALK_WORK = 100_000  # dice sequences an exact walk may run (a few seconds)
 FAST_FIGHTS = 200_000
@@ -182,7 +183,13 @@ NEWLY_FAST = [  # (example, preset, engine fights)
         ENGINE_FIGHTS,
     ),  # rule: HR-MISSILE-3 (firing_missile to the end of the round)
     ("pummel.yaml", "mf", ENGINE_FIGHTS),  # rule: MF-OTHER-1 (the scripted pummel refused: the drunk waits)
-    ("preset_hr.yaml", "hr", 1_500),  # rule: MOD-COND-SLEEP-M, HR-HELPLESS-1 (five combatants: the budget)
+    ("preset_hr.yaml", "hr", 1_500),
+    # rule: ODD-OVERB-3, ODD-OVERB-5 (prone, and the attacker AC 2 worse, to the end of the round), a tactic in rounds 1, 3, 5
+    (
+        "overbear.yaml",
+        "odd",
+        ENGINE_FIGHTS,
+    ),  # rule: MOD-COND-SLEEP-M, HR-HELPLESS-1 (five combatants: the budget)
 ]
 
 
@@ -200,7 +207,42 @@ def rates(result: sim.SimResult) -> dict[str, float]:
 
 @pytest.mark.parametrize(("example", "preset", "fights"), NEWLY_FAST)
 def test_newly_fast_examples_agree_with_the_engine_s_fights(example: str, preset: str, fights: int) -> None:
-    setup = under(example, preset)
+    assert_rates_agree(under(example, preset), fights)
+
+
+def knockout() -> dict[str, Any]:
+    """A hero who tries to knock a brute out (MF-KO-1 under `mf`: at -2, a blow that brings it to 0 leaves
+    it unconscious at 0, where a monster would die): the brute's alive rate says whether it is carried."""
+    hero = {"name": "Hero", "level": 3, "attack_bonus": 2, "hp": 12, "armour": "chain mail",
+            "weapons": [{"name": "mace", "damage": "1d6"}],
+            "tactic": {"maneuver": "attack", "situation": {"flags": ["knockout"]}}}  # fmt: skip
+    brute = {
+        "name": "Brute",
+        "hit_dice": "2",
+        "hp": 7,
+        "ac": 12,
+        "weapons": [{"name": "club", "damage": "1d6"}],
+    }
+    return {"name": "a knock-out (mf)", "ruleset": "mf", "max_rounds": 10,
+            "sides": [{"name": "Hero", "combatants": [hero]}, {"name": "Brutes", "combatants": [brute]}]}  # fmt: skip
+
+
+def test_knock_outs_agree_with_the_engine_s_fights() -> None:
+    # rule: MF-KO-1: the brute falls unconscious, not dead, about 95% of the time (dead otherwise: a
+    # monster dies at 0, ODD-HP-1), far beyond the 4 points the comparison sees
+    setup = make_setup(knockout())
+    compiled = sim.compile_setup(setup)
+    assert (compiled.out_knockout > 0).any()
+    assert_rates_agree(setup, ENGINE_FIGHTS)
+    # both kernels leave the knocked-out at 0, unconscious
+    arrays, fast = (sim.simulate(setup, 50_000, seed=33, kernel=k) for k in (sim.NUMPY, sim.NUMBA))
+    assert_samples_agree(arrays, fast)
+    a, b = (float(r.tally.alive[1]) / 50_000 for r in (arrays, fast))
+    assert abs(a - b) <= Z * math.sqrt(2 * max(a * (1 - a), 1e-4) / 50_000)
+
+
+def assert_rates_agree(setup: Setup, fights: int) -> None:
+    """The fast path's 200,000 fights against the engine's `fights`: every rate of :func:`rates`."""
     fast = sim.simulate(setup, FAST_FIGHTS, seed=31)
     assert fast.path == sim.VECTORISED, fast.reason
     engine = sim.simulate(setup, fights, seed=32, force_engine=True)

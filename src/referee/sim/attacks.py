@@ -44,9 +44,10 @@ from referee.vocabulary import PAIRED
 Outcome = outcomes.Outcome
 # (damage to target, damage to attacker, attacks back, deflections spent by the target, deflections spent
 # by the attacker, the target's state after the attack or -1: unchanged, subdual damage to the target
-# and to the attacker, the attacker's state after the attack or -1: unchanged)
-SimOutcome = tuple[int, int, int, int, int, int, int, int, int]
-OUTCOME_FIELDS = 9
+# and to the attacker, the attacker's state after the attack or -1: unchanged, 1 for a knock-out blow:
+# MF-KO-1, one that leaves the target at 0 hit points, unconscious, where it would fall below)
+SimOutcome = tuple[int, int, int, int, int, int, int, int, int, int]
+OUTCOME_FIELDS = 10
 MAX_EARLIER_ATTACKERS = 3  # attackers already counted on a target (shields cover at most 3, ODD-AC-SHIELD)
 MAX_DEFLECTIONS = 6  # deflections spent in a round that the tables may count (DAC-DEFL-3)
 
@@ -88,11 +89,12 @@ class Situation:
     round_no: int = 1  # 1: round 1; 2: every later round (checked on others); the free round: 0
     down: tuple[str, ...] = ()  # fallen before the round: the attacker's named target, when not this one
 
-    def probe(self, setup: Setup, number: int) -> Any:
+    def probe(self, setup: Setup, number: int, hp: int = 1) -> Any:
+        """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice)."""
         surprised = None if self.caught is None else ([self.target] if self.caught else [])
         marks = {} if self.marks is None else {self.attacker: self.marks[1], self.target: self.marks[0]}
         return outcomes.probe_state(
-            setup, {self.target: 1}, number, {self.target: self.earlier}, surprised,
+            setup, {self.target: hp}, number, {self.target: self.earlier}, surprised,
             {self.target: self.spent}, marks, self.down,
         )  # fmt: skip
 
@@ -134,9 +136,7 @@ class _Compiler:
         self.by_content: dict[frozenset[tuple[SimOutcome, Fraction]], int] = {}
         self.raw: dict[tuple[Any, ...], dict[outcomes.Effects, Fraction]] = {}
         self.spends = False  # some attack compiled since the flag was cleared spends deflections
-        named = {r + d for c in setup.combatants if c.tactic and c.tactic.rounds for r in c.tactic.rounds
-                 for d in (0, 1)}  # fmt: skip
-        self.later_rounds = sorted(r for r in {3, setup.max_rounds, *named} if 2 < r <= setup.max_rounds)
+        self.rounds = RoundVariants.of(setup)
 
     def compile(self, where: Situation, pair: tuple[str, str], wear: tuple[int, int]) -> int:
         """The outcome table of the attacker's default attack in `where` (-1: the tactics wait).
@@ -156,28 +156,49 @@ class _Compiler:
             if held:
                 raise Unsupported(f"{where.attacker}'s attack on {where.target} imposes conditions ({_effects(plan)}); the"
                                   " tables carry no hold (who holds whom, and since when, decide later attacks)")  # fmt: skip
-            if plan.damage.knockout:
-                raise Unsupported(
-                    f"{where.attacker}'s attack on {where.target} is a knock-out attempt (MF-KO-1)"
-                )
-        # the tables hold one plan for round 1 and one for the later rounds: the attack must not change
-        # again (checked in round 3, the last round, and the rounds a scripted tactic names and the
-        # rounds after them); the free round is played once
-        for number in self.later_rounds if where.round_no == 2 else []:
+        # the tables hold one plan per variant of the rounds (RoundVariants), compiled in its first round:
+        # the attack must not change in its other rounds (checked in round 3, the second and the last
+        # of them); the free round is played once
+        for number in self.rounds.checks.get(where.round_no, ()):
             _, then = _planned(setup, where, number)
             if (chosen is None) != (then is None) or (
                 chosen is not None and then is not None and _plan_key(chosen[1]) != _plan_key(then[1])
             ):
                 raise Unsupported(
-                    f"{where.attacker}'s attack on {where.target} changes after round 2 (in round {number})"
+                    f"{where.attacker}'s attack on {where.target} changes after round {where.round_no}"
+                    f" (in round {number})"
                 )
         if chosen is None:
             return -1
         action, plan = chosen
+        knockout = plan.damage.knockout and not plan.damage.subdual
+        if knockout:  # MF-KO-1: the blow's whole damage; the kernels leave the target at 0 (knocks)
+            state = self._knockout_probe(where, plan)
         found = self._resolution(
             state, action, plan, (*pair, where.caught, wear[0], _plan_key(plan)), wear[1], where
         )
-        return self._table(self._outcomes(found, pair, wear))
+        return self._table(self._outcomes(found, pair, wear, knockout))
+
+    def _knockout_probe(self, where: Situation, plan: AttackPlan) -> Any:
+        """MF-KO-1: a knock-out blow leaves its target at 0 where it would fall below (the engine's
+        `damage_dealt` reads the target's hit points): it is resolved on a target with plenty, so the
+        outcome holds the blow's whole damage, and the kernels cap it at 0 (`Compiled.out_knockout`)."""
+        state = where.probe(self.setup, where.round_no or 1, outcomes.PROBE_HP)
+        action = choose_action(where.probe(self.setup, where.round_no or 1), where.attacker)
+        if isinstance(action, Refused):
+            action = action.action
+        assert isinstance(action, Attack)
+        from referee.engine import routines
+
+        if routines.makes_routine(state, action):
+            raise Unsupported(
+                f"{where.attacker}'s attack routine on {where.target} tries to knock out (MF-KO-1)"
+            )
+        if _plan_key(plan_attack(attack_context(state, action))) != _plan_key(plan):
+            raise Unsupported(
+                f"{where.attacker}'s knock-out attempt on {where.target} depends on its hit points (MF-KO-1)"
+            )
+        return state
 
     def _resolution(
         self, state: Any, action: Attack, plan: AttackPlan, key: tuple[Any, ...], attacker_state: int,
@@ -192,14 +213,15 @@ class _Compiler:
         return self.raw[(*key, attacker_state)]
 
     def _outcomes(
-        self, found: dict[outcomes.Effects, Fraction], pair: tuple[str, str], wear: tuple[int, int]
-    ) -> dict[SimOutcome, Fraction]:
+        self, found: dict[outcomes.Effects, Fraction], pair: tuple[str, str], wear: tuple[int, int],
+        knockout: bool = False,
+    ) -> dict[SimOutcome, Fraction]:  # fmt: skip
         """The engine's effects as the kernels' outcomes: the states they leave either combatant in."""
         out: dict[SimOutcome, Fraction] = {}
         for (outcome, spent_t, spent_a, on_target, subdual, subdual_back, on_attacker), p in found.items():
             after = self.states.after(pair[1], wear[0], on_target) if on_target else -1
             after_a = self.states.after(pair[0], wear[1], on_attacker) if on_attacker else -1
-            o = (*outcome, spent_t, spent_a, after, subdual, subdual_back, after_a)
+            o = (*outcome, spent_t, spent_a, after, subdual, subdual_back, after_a, int(knockout))
             out[o] = out.get(o, Fraction(0)) + p
         return out
 
@@ -227,6 +249,41 @@ class _Compiler:
 
 
 @dataclass(frozen=True)
+class RoundVariants:
+    """The rounds whose attacks are compiled apart: round 1, round 2 (the later rounds), and the first
+    round of each other set of tactics that apply (a tactic's `rounds: [1, 3, 5]`); `variant[r]`: the
+    variant of round r (0: round 2's, 1: round 1's, 2...: `firsts[2:]`); `checks`: the other rounds
+    each variant's first round is checked against."""
+
+    firsts: tuple[int, ...]
+    variant: tuple[int, ...]
+    checks: dict[int, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, setup: Setup) -> RoundVariants:
+        last = setup.max_rounds
+
+        def applying(r: int) -> frozenset[int]:  # the combatants whose tactic applies in round r only
+            return frozenset(i for i, c in enumerate(setup.combatants) if c.tactic and c.tactic.rounds
+                             and r in c.tactic.rounds)  # fmt: skip
+
+        keys: list[frozenset[int]] = [applying(2), applying(1)]
+        firsts = [2, 1]
+        variant = [1, 1]  # round 0 (the free round) has its own tables; round 1
+        for r in range(2, last + 1):
+            key = applying(r)
+            if r > 2 and key not in keys[:1] + keys[2:]:
+                keys.append(key)
+                firsts.append(r)
+            variant.append(0 if key == keys[0] else keys.index(key, 2))
+        checks = {}
+        for v, first in enumerate(firsts):
+            same = [r for r in range(2, last + 1) if variant[r] == v]
+            checks[first] = tuple(sorted({r for r in (3, *same[1:2], *same[-1:]) if r in same} - {first}))
+        return cls(tuple(firsts), tuple(variant), checks)
+
+
+@dataclass(frozen=True)
 class AttackTables:
     """plans: (phase, attacker, target, earlier attackers, deflections spent, the target's state x the
     attacker's states + the attacker's state) → outcome table (-1: the tactics wait); dists: each table's
@@ -240,6 +297,10 @@ class AttackTables:
     first_round: bool = False
     attacker_states: int = 1
     round_end: npt.NDArray[np.int32] | None = None
+    # with more variants of the rounds than round 1's and the later rounds' (RoundVariants): each
+    # variant's plans (V, C, C, K, U, W) and the variant of each round, else None
+    round_plans: npt.NDArray[np.int32] | None = None
+    plan_round: npt.NDArray[np.int64] | None = None
 
     @property
     def later(self) -> npt.NDArray[np.int32]:
@@ -261,8 +322,9 @@ def attack_tables(
     """Every situation's outcome table (see the module docstring). `free_round` (2, C, C): whether a
     attacks t in the free round of surprise with t not surprised / surprised in some outcome of the
     checks (only those are compiled; the others are never looked up and hold round 1's tables)."""
+    rounds = RoundVariants.of(setup)
     phases: list[tuple[int, bool | None]] = [(2, None), *([(0, False), (0, True)] if free_round is not None else []),
-                                             (1, None)]  # fmt: skip
+                                             (1, None), *((r, None) for r in rounds.firsts[2:])]  # fmt: skip
     names = [c.name for c in setup.combatants]
     n = len(names)
     k_count = min(MAX_EARLIER_ATTACKERS + 1, max(1, int(enemy.sum(axis=0).max())))
@@ -306,9 +368,18 @@ def attack_tables(
     plans = np.ascontiguousarray(plans.reshape(*plans.shape[:5], -1))
     _check_attacks_back(setup, plans, compiler.dists, names)
     round_end = states.round_end_table()
-    if (plans[-1] == plans[0]).all():
+    extra = len(rounds.firsts) - 2
+    first = len(phases) - extra - 1
+    if extra:  # a variant per set of tactics that apply (RoundVariants): round 1's plans among them
+        variants = np.ascontiguousarray(np.concatenate([plans[:1], plans[first:]]))
+        plan_round = np.array(rounds.variant, dtype=np.int64)
         return AttackTables(
-            np.ascontiguousarray(plans[:-1]), compiler.dists, False, attacker_states, round_end
+            np.ascontiguousarray(plans[: first + 1]), compiler.dists, True, attacker_states, round_end,
+            variants, plan_round,
+        )  # fmt: skip
+    if (plans[first] == plans[0]).all():
+        return AttackTables(
+            np.ascontiguousarray(plans[:first]), compiler.dists, False, attacker_states, round_end
         )
     return AttackTables(plans, compiler.dists, True, attacker_states, round_end)
 

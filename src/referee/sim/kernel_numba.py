@@ -66,6 +66,9 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         has_first_plans, first_plans, c.out_wear_back, c.attacker_states, c.round_end is not None,
         c.round_end if c.round_end is not None else np.zeros((1, 1), np.int32),
         c.scripted_target if c.scripted_target is not None else np.full(c.count, -1, np.int64),
+        c.out_knockout, c.knockout_code, c.round_plans is not None,
+        c.round_plans if c.round_plans is not None else np.full((1, *c.plan_index.shape), -1, np.int32),
+        c.plan_round if c.plan_round is not None else np.zeros(c.max_rounds + 1, np.int64),
         tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -81,7 +84,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
     free_plans: Any, out_spent: Any, out_spent_back: Any, out_wear: Any, out_subdual: Any,
     out_subdual_back: Any, sub_size: Any,
     has_first_plans: bool, first_plans: Any, out_wear_back: Any, attacker_states: int, ticks: bool,
-    round_end: Any, scripted: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+    round_end: Any, scripted: Any, out_knockout: Any, knockout_code: Any, has_round_plans: bool,
+    round_plans: Any, plan_round: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
     """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights).
 
@@ -96,6 +100,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     wears = plan_index.shape[4] > 1
     wear = np.zeros(count, np.int64)  # state: armour (HR-ARMDMG-1..4), conditions that come and go
     wears_back = out_wear_back.max() >= 0  # some attack changes its attacker's state
+    knocks = out_knockout.max() > 0  # some attack is a knock-out blow (MF-KO-1)
     spent = np.zeros(count, np.int64)  # deflections spent this round (DAC-DEFL-3)
     sub = np.zeros(count, np.int64)  # subdual damage taken (GAP-SUBDUAL)
     # flags: work skipped where these tables cannot need it
@@ -213,6 +218,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                 if round_no == 0:
                     caught = 1 if free_caught[verdict_code, target] else 0
                     plan = free_plans[caught, a, target, k, u, w]
+                elif has_round_plans:  # tactics that apply in some rounds: that round's plans
+                    plan = round_plans[plan_round[round_no], a, target, k, u, w]
                 elif round_no == 1 and has_first_plans:  # a scripted first action
                     plan = first_plans[a, target, k, u, w]
                 else:
@@ -230,6 +237,10 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     at = status_base[target] + hp[target]
                 code[target] = status_values[at]
                 tkey[target] = target_key[at]
+                if knocks and out_knockout[outcome] > 0 and hp[target] <= 0:  # MF-KO-1: left at 0
+                    hp[target] = 0
+                    code[target] = knockout_code[target]
+                    tkey[target] = nobody
                 if code[target] != 0 and downed[target] < 0:
                     downed[target] = p
                 if counts_spent:

@@ -112,6 +112,8 @@ def _play_round(
         actor_at, slot_first = _initiative(c, fights.code == 0, rng, round_no)
         first = c.first_plan_index if round_no == 1 else None  # a scripted first action
         plans, caught = (first if first is not None else c.plan_index), None
+        if c.round_plans is not None and c.plan_round is not None:  # tactics that apply in some rounds
+            plans = c.round_plans[c.plan_round[round_no]]
     else:
         actor_at = slot_first = np.repeat(np.arange(count, dtype=np.int32)[:, None], m, axis=1)
         assert c.free_plan_index is not None
@@ -124,6 +126,7 @@ def _play_round(
     flat_wear = fights.wear.reshape(-1)
     subdues = bool((c.sub_size > 1).any())  # some attack deals subdual damage (GAP-SUBDUAL)
     wears_back = bool((c.out_wear_back >= 0).any())
+    knocks = bool((c.out_knockout > 0).any())
     flat_plans = plans.reshape(-1)
     for p in range(count):
         a = actor_at[p]
@@ -164,7 +167,8 @@ def _play_round(
             received[tt] += 1
         outcome = sample(c.dmg, plan, rng.random(f.size))
         subdual = c.out_subdual[outcome] if subdues else None
-        _wound(c, fights, tt, tf, c.out_target[outcome], downed, p, subdual)
+        knocked_out = c.out_knockout[outcome] > 0 if knocks else None  # MF-KO-1
+        _wound(c, fights, tt, tf, c.out_target[outcome], downed, p, subdual, knocked_out)
         if w_count > 1:  # a critical damaged the target's armour or destroyed its shield
             worn = c.out_wear[outcome]
             changed = worn >= 0
@@ -187,10 +191,12 @@ def _play_round(
 
 
 def _wound(
-    c: Compiled, fights: _Fights, spot: Any, who: Any, damage: Any, downed: Any, p: int, subdual: Any = None
-) -> None:
+    c: Compiled, fights: _Fights, spot: Any, who: Any, damage: Any, downed: Any, p: int, subdual: Any = None,
+    knockout: Any = None,
+) -> None:  # fmt: skip
     """Take `damage` (and `subdual` damage) off the combatants at flat `spot` (combatant index `who`);
-    look up their status."""
+    look up their status. `knockout`: which blows are knock-outs (MF-KO-1: one that brings its target to
+    0 or below leaves it at 0 with its knock-out status)."""
     left = fights.hp.reshape(-1)[spot] - damage
     fights.hp.reshape(-1)[spot] = left
     size = c.sub_size[who]
@@ -201,8 +207,14 @@ def _wound(
             flat_sub[spot] += subdual
         at = at + np.minimum(flat_sub[spot], size - 1)
     status = c.status_values[at]
+    keyed = c.target_key[at]
+    if knockout is not None:
+        out = np.flatnonzero(knockout & (left <= 0))
+        fights.hp.reshape(-1)[spot[out]] = 0
+        status[out] = c.knockout_code[who[out]]
+        keyed[out] = NOBODY
     fights.code.reshape(-1)[spot] = status
-    fights.keyed.reshape(-1)[spot] = c.target_key[at]
+    fights.keyed.reshape(-1)[spot] = keyed
     downed[spot[status != 0]] = p
 
 
