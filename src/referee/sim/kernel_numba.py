@@ -101,6 +101,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
     wear = np.zeros(count, np.int64)  # state: armour (HR-ARMDMG-1..4), conditions that come and go
     wears_back = out_wear_back.max() >= 0  # some attack changes its attacker's state
     knocks = out_knockout.max() > 0  # some attack is a knock-out blow (MF-KO-1)
+    attacker_axis = attacker_states > 1  # the plans read the attacker's state too
+    has_scripted = scripted.max() >= 0  # some tactic names its target
     spent = np.zeros(count, np.int64)  # deflections spent this round (DAC-DEFL-3)
     sub = np.zeros(count, np.int64)  # subdual damage taken (GAP-SUBDUAL)
     # flags: work skipped where these tables cannot need it
@@ -203,7 +205,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     continue  # surprised: no action in the free round (ODD-SURP-4)
                 target = -1
                 best = nobody
-                if scripted[a] >= 0 and code[scripted[a]] == 0:
+                if has_scripted and scripted[a] >= 0 and code[scripted[a]] == 0:
                     target = scripted[a]  # the target its tactic names, while it stands
                 else:
                     for j in range(count):  # the lowest target key among the enemies
@@ -214,7 +216,9 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     continue
                 k = min(received[target], k_top)
                 u = min(spent[target], u_top)
-                w = wear[target] * attacker_states + (wear[a] if attacker_states > 1 else 0)
+                w = 0
+                if wears:
+                    w = wear[target] * attacker_states + (wear[a] if attacker_axis else 0)
                 if round_no == 0:
                     caught = 1 if free_caught[verdict_code, target] else 0
                     plan = free_plans[caught, a, target, k, u, w]
