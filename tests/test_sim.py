@@ -193,6 +193,10 @@ def test_wilson_interval() -> None:
         ("preset_mf.yaml", "full"),  # surprise and armour damaged by criticals (HR-ARMDMG-1)
         ("skirmish.yaml", "dac"),  # shield deflections spent in the round (DAC-DEFL-3)
         ("pummel.yaml", "odd"),  # subdual damage (GAP-SUBDUAL) and a scripted first action
+        ("house_rules_duel.yaml", "hr"),  # the attacker's own state: a blow back's critical (HR-ARMDMG-1)
+        ("fog_and_cover.yaml", "hr"),  # a condition to the end of the round (HR-MISSILE-3)
+        ("preset_hr.yaml", "hr"),  # a sleeper who wakes (MOD-COND-SLEEP-M)
+        ("mod_conditions.yaml", "odd"),  # targets named by tactics, a starting condition that ends
     ],
 )
 def test_numba_and_numpy_kernels_agree(example: str, preset: str) -> None:

@@ -5,7 +5,10 @@ and the simulator plays as many fights as the power calculation asks for to see 
 at 4.5 standard errors (`power.fights_for`, about 20,700 at p = 1/2): the free round of surprise
 (ODD-SURP-1..5, with the ambusher's advantage under `mf`, MF-SURP-2), shield deflections that the
 second attacker of a round finds spent (DAC-DEFL-3), criticals that damage armour (HR-ARMDMG-1..4),
-subdual damage (ODD-PUMMEL-2, GAP-SUBDUAL) and a scripted first action (round 1's own tables).
+subdual damage (ODD-PUMMEL-2, GAP-SUBDUAL), a scripted first action (round 1's own tables), a sleeper
+who wakes when wounded (MOD-COND-SLEEP-M), a condition on the attacker to the end of the round
+(HR-MISSILE-3) and a starting condition that ends (MOD-COND-STUN-1): the combatants' states; and a
+tactic that names its target.
 The examples the fast path now plays are checked against the engine's random fights, as many as the
 test budget allows (the power each comparison has is in its message)."""
 
@@ -17,9 +20,10 @@ from typing import Any
 import pytest
 from tests.agreement.paths import Record, compare_simulator, exact_walk, vectorised
 from tests.conftest import make_setup
-from tests.sim.cases import Z, under
+from tests.sim.cases import Z, assert_samples_agree, under
 
 from referee import sim
+from referee.files import Setup
 
 WALK_WORK = 100_000  # dice sequences an exact walk may run (a few seconds)
 FAST_FIGHTS = 200_000
@@ -68,6 +72,57 @@ def brawl(scripted: bool = False, rounds: int = 3) -> dict[str, Any]:
             "sides": [{"name": "Sailors", "combatants": [bosun]}, {"name": "Locals", "combatants": [local]}]}  # fmt: skip
 
 
+def sleeper(rounds: int = 2) -> dict[str, Any]:
+    """A knight and a sleeping gnoll (HR-HELPLESS-1: hit automatically while it sleeps; MOD-COND-SLEEP-M:
+    wounded, it wakes and fights back)."""
+    knight = {"name": "Knight", "level": 2, "hp": 6, "armour": "chain mail",
+              "weapons": [{"name": "mace", "damage": "1d4"}]}  # fmt: skip
+    gnoll = {"name": "Gnoll", "hit_dice": "1", "hp": 5, "ac": 12, "conditions": ["sleeping"],
+             "weapons": [{"name": "spear", "damage": "1d6"}]}  # fmt: skip
+    return {"name": "sleeper (hr)", "ruleset": "hr", "max_rounds": rounds,
+            "sides": [{"name": "Knight", "combatants": [knight]}, {"name": "Gnolls", "combatants": [gnoll]}]}  # fmt: skip
+
+
+def archers(rounds: int = 2) -> dict[str, Any]:
+    """Two archers with Dex 18 shooting at each other (HR-MISSILE-3: one who fires loses its Dex bonus to
+    AC to the end of the round: the second shot of a round meets the first archer without it)."""
+
+    def archer(name: str) -> dict[str, Any]:
+        return {"name": name, "level": 1, "hp": 3, "armour": "leather", "abilities": {"dex": 18},
+                "weapons": [{"name": "short bow", "damage": "1d3"}]}  # fmt: skip
+
+    return {"name": "archers (hr)", "ruleset": "hr", "max_rounds": rounds, "distance": 15,
+            "sides": [{"name": "A", "combatants": [archer("Archer")]},
+                      {"name": "B", "combatants": [archer("Bowman")]}]}  # fmt: skip
+
+
+def stunned(rounds: int = 3) -> dict[str, Any]:
+    """A hero who starts stunned for round 1 (MOD-COND-STUN-1: no action, easier to hit) against an orc:
+    a starting condition that ends during the fight."""
+    hero = {"name": "Hero", "level": 1, "hp": 4, "armour": "leather",
+            "conditions": [{"name": "stunned", "rounds": 1}], "weapons": [{"name": "sword", "damage": "1d6"}]}  # fmt: skip
+    orc = {"name": "Orc", "hit_dice": "1", "hp": 4, "ac": 13, "weapons": [{"name": "axe", "damage": "1d6"}]}
+    return {"name": "stunned for a round (mod)", "ruleset": "mod", "max_rounds": rounds,
+            "sides": [{"name": "Hero", "combatants": [hero]}, {"name": "Orcs", "combatants": [orc]}]}  # fmt: skip
+
+
+def named_target(rounds: int = 3) -> dict[str, Any]:
+    """A hero whose tactic names the orc chief (attacked while it stands, then the default target) against
+    the chief and a weaker orc the default tactics would strike first (docs/encounter-file.md, `tactic`)."""
+    hero = {"name": "Hero", "level": 2, "hp": 2, "armour": "leather", "weapons": [{"name": "sword", "damage": "2"}],
+            "tactic": {"maneuver": "attack", "target": "Orc chief"}}  # fmt: skip
+    orc = {"name": "Orc", "hit_dice": "1", "hp": 1, "ac": 12, "weapons": [{"name": "club", "damage": "1"}]}
+    chief = {
+        "name": "Orc chief",
+        "hit_dice": "1",
+        "hp": 3,
+        "ac": 14,
+        "weapons": [{"name": "axe", "damage": "2"}],
+    }
+    return {"name": "a named target", "ruleset": "odd", "max_rounds": rounds,
+            "sides": [{"name": "Hero", "combatants": [hero]}, {"name": "Orcs", "combatants": [orc, chief]}]}  # fmt: skip
+
+
 WALKED = [
     pytest.param(brawl(), id="subdual"),  # rule: ODD-PUMMEL-2, GAP-SUBDUAL
     pytest.param(brawl(scripted=True), id="scripted-first-action"),  # rule: ODD-PUMMEL-1 in round 1 only
@@ -78,6 +133,13 @@ WALKED = [
     # rule: HR-ARMDMG-1 (two rounds: a critical in the free round or round 1 worsens the armour)
     pytest.param(ambush("hr", hp=(3, 3), count=1, rounds=2), id="surprise-hr-armour"),
     pytest.param(shield_wall(), id="deflections-spent"),  # rule: DAC-DEFL-3, DAC-DEFL-4
+    # rule: MOD-COND-SLEEP-M (a wounded sleeper wakes), HR-HELPLESS-1 (hit automatically while asleep)
+    pytest.param(sleeper(), id="sleeper-wakes"),
+    # rule: HR-MISSILE-3 (a condition on the attacker, to the end of the round)
+    pytest.param(archers(), id="firing-missile"),
+    # rule: MOD-COND-STUN-1 (a starting condition that ends after round 1)
+    pytest.param(stunned(), id="starting-condition-ends"),
+    pytest.param(named_target(), id="named-target"),  # rule: ODD-HP-1 (the named target falls: the default)
 ]
 
 
@@ -114,6 +176,20 @@ NEWLY_FAST = [  # (example, preset, engine fights)
     ("fog_and_cover.yaml", "full", ENGINE_FIGHTS),  # rule: HR-ARMDMG-1
     ("skirmish.yaml", "dac", 1_500),  # rule: DAC-DEFL-3 (ten combatants: the engine's dice budget)
     ("pummel.yaml", "odd", ENGINE_FIGHTS),  # rule: ODD-PUMMEL-2, GAP-SUBDUAL, a scripted first action
+    ("house_rules_duel.yaml", "hr", ENGINE_FIGHTS),  # rule: MF-FUMBLE-2, HR-ARMDMG-1 (a blow back's critical)
+    (
+        "fog_and_cover.yaml",
+        "hr",
+        ENGINE_FIGHTS,
+    ),  # rule: HR-MISSILE-3 (firing_missile to the end of the round)
+    ("pummel.yaml", "mf", ENGINE_FIGHTS),  # rule: MF-OTHER-1 (the scripted pummel refused: the drunk waits)
+    ("preset_hr.yaml", "hr", 1_500),
+    # rule: ODD-OVERB-3, ODD-OVERB-5 (prone, and the attacker AC 2 worse, to the end of the round), a tactic in rounds 1, 3, 5
+    (
+        "overbear.yaml",
+        "odd",
+        ENGINE_FIGHTS,
+    ),  # rule: MOD-COND-SLEEP-M, HR-HELPLESS-1 (five combatants: the budget)
 ]
 
 
@@ -131,7 +207,42 @@ def rates(result: sim.SimResult) -> dict[str, float]:
 
 @pytest.mark.parametrize(("example", "preset", "fights"), NEWLY_FAST)
 def test_newly_fast_examples_agree_with_the_engine_s_fights(example: str, preset: str, fights: int) -> None:
-    setup = under(example, preset)
+    assert_rates_agree(under(example, preset), fights)
+
+
+def knockout() -> dict[str, Any]:
+    """A hero who tries to knock a brute out (MF-KO-1 under `mf`: at -2, a blow that brings it to 0 leaves
+    it unconscious at 0, where a monster would die): the brute's alive rate says whether it is carried."""
+    hero = {"name": "Hero", "level": 3, "attack_bonus": 2, "hp": 12, "armour": "chain mail",
+            "weapons": [{"name": "mace", "damage": "1d6"}],
+            "tactic": {"maneuver": "attack", "situation": {"flags": ["knockout"]}}}  # fmt: skip
+    brute = {
+        "name": "Brute",
+        "hit_dice": "2",
+        "hp": 7,
+        "ac": 12,
+        "weapons": [{"name": "club", "damage": "1d6"}],
+    }
+    return {"name": "a knock-out (mf)", "ruleset": "mf", "max_rounds": 10,
+            "sides": [{"name": "Hero", "combatants": [hero]}, {"name": "Brutes", "combatants": [brute]}]}  # fmt: skip
+
+
+def test_knock_outs_agree_with_the_engine_s_fights() -> None:
+    # rule: MF-KO-1: the brute falls unconscious, not dead, about 95% of the time (dead otherwise: a
+    # monster dies at 0, ODD-HP-1), far beyond the 4 points the comparison sees
+    setup = make_setup(knockout())
+    compiled = sim.compile_setup(setup)
+    assert (compiled.out_knockout > 0).any()
+    assert_rates_agree(setup, ENGINE_FIGHTS)
+    # both kernels leave the knocked-out at 0, unconscious
+    arrays, fast = (sim.simulate(setup, 50_000, seed=33, kernel=k) for k in (sim.NUMPY, sim.NUMBA))
+    assert_samples_agree(arrays, fast)
+    a, b = (float(r.tally.alive[1]) / 50_000 for r in (arrays, fast))
+    assert abs(a - b) <= Z * math.sqrt(2 * max(a * (1 - a), 1e-4) / 50_000)
+
+
+def assert_rates_agree(setup: Setup, fights: int) -> None:
+    """The fast path's 200,000 fights against the engine's `fights`: every rate of :func:`rates`."""
     fast = sim.simulate(setup, FAST_FIGHTS, seed=31)
     assert fast.path == sim.VECTORISED, fast.reason
     engine = sim.simulate(setup, fights, seed=32, force_engine=True)
@@ -149,3 +260,30 @@ def test_a_scripted_first_action_gets_round_1_s_own_tables() -> None:
     assert compiled.first_plan_index is not None
     assert sim.compile_setup(make_setup(brawl())).first_plan_index is None
     assert (compiled.sub_size > 1).any()  # subdual damage is counted (GAP-SUBDUAL)
+
+
+def test_a_blow_back_damages_the_attacker_s_armour_state_by_state() -> None:
+    # rule: MF-FUMBLE-2 (a fumble gives the target a free attack back), HR-ARMDMG-1..3 (its confirmed
+    # critical worsens the attacker's leather: DAC 8 -> 9, then destroyed), carried as the attacker's state
+    from fractions import Fraction
+
+    compiled = sim.compile_setup(under("house_rules_duel.yaml", "hr"))
+    names = list(compiled.names)
+    bandit, angthar = names.index("Bandit 1"), names.index("Angthar")
+    states = compiled.attacker_states
+    assert states == 3  # the bandit's leather: as new, worn, destroyed
+    struck_back, worse = [], []
+    for v in range(states):
+        entries = compiled.dmg.table(int(compiled.plan_index[bandit, angthar, 0, 0, v]))
+        struck_back.append(Fraction(int((compiled.out_attacker[entries] > 0).sum()), len(entries)))
+        worse.append(set(compiled.out_wear_back[entries].tolist()) - {-1})
+    assert worse == [{1}, {2}, set()]  # each critical moves the armour on by one state; destroyed stays
+    assert struck_back[0] < struck_back[1] < struck_back[2]  # worse armour: the blow back hits more often
+
+
+def test_conditions_that_end_with_the_round_are_carried() -> None:
+    # rule: HR-MISSILE-3 (firing_missile to the end of the round), MOD-COND-STUN-1 (stunned for round 1)
+    compiled = sim.compile_setup(make_setup(archers()))
+    assert compiled.round_end is not None and (compiled.out_wear_back >= 0).any()
+    compiled = sim.compile_setup(make_setup(stunned()))
+    assert compiled.round_end is not None and compiled.round_end[0, 0] != 0  # round 1 ends the stun

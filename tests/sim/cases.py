@@ -48,18 +48,22 @@ ALL_CASES = [(p.name, preset) for p in encounter_files() for preset in PRESETS]
 # says why). Small ones are checked against the exact odds, the group fights against the engine.
 VECTORISED_CASES = {
     *((example, preset) for example in ("angthar_and_the_goblins.yaml", "duel.yaml", "lucas_and_krieger.yaml",
-      "preset_full.yaml", "preset_mf.yaml", "skirmish.yaml", "touch.yaml") for preset in PRESETS),
-    ("fog_and_cover.yaml", "odd"), ("fog_and_cover.yaml", "mod"), ("fog_and_cover.yaml", "mf"),
-    ("fog_and_cover.yaml", "dac"), ("fog_and_cover.yaml", "full"),
-    ("house_rules_duel.yaml", "odd"), ("house_rules_duel.yaml", "mod"), ("house_rules_duel.yaml", "mf"),
-    *(("pummel.yaml", preset) for preset in PRESETS if preset != "mf"),
+      "overbear.yaml", "preset_full.yaml", "preset_mf.yaml", "pummel.yaml", "skirmish.yaml", "touch.yaml")
+      for preset in PRESETS),
+    *(("fog_and_cover.yaml", preset) for preset in PRESETS),
+    *(("house_rules_duel.yaml", preset) for preset in PRESETS if preset != "dac"),
+    *(("preset_hr.yaml", preset) for preset in PRESETS),
+    *(("mod_conditions.yaml", preset) for preset in PRESETS if preset != "mod"),
+
 }  # fmt: skip
 # Small cases the exact odds refuse but the fast path carries: the free round of surprise (ODD-SURP-4),
-# armour damaged by criticals (HR-ARMDMG-1..4, the `hr` and `full` presets), subdual damage (GAP-SUBDUAL).
+# armour damaged by criticals (HR-ARMDMG-1..4, the `hr` and `full` presets), subdual damage (GAP-SUBDUAL),
+# conditions that come and go (a sleeper who wakes, MOD-COND-SLEEP-M), overbearing's subdual damage.
 # They are checked against the event engine.
 EXACT_REFUSES = {
     (example, preset) for example, preset in VECTORISED_CASES
-    if preset in {"hr", "full"} or example in {"preset_full.yaml", "preset_mf.yaml", "pummel.yaml"}
+    if preset in {"hr", "full"}
+    or example in {"overbear.yaml", "preset_full.yaml", "preset_hr.yaml", "preset_mf.yaml", "pummel.yaml"}
 }  # fmt: skip
 EXACT_COMBATANTS = 4  # the exact chain answers these in seconds (its real bound is odds.MAX_CELLS)
 EXACT_CASES = sorted(

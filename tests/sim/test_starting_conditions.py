@@ -1,5 +1,6 @@
 """Combatants that start with conditions (issue 12): the attacks are compiled from a probe state that
-carries them, so a condition that lasts the whole fight and never changes an attack's plan runs fast."""
+carries them (a condition that lasts the whole fight), and from every state the fight can move them to:
+a condition that ends after some rounds, or that an attack takes off (a sleeper who wakes)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import angthar_data
-from tests.sim.cases import assert_matches_exact
+from tests.sim.cases import assert_matches_exact, assert_samples_agree
 
 from referee import odds, sim
 from referee.files import Setup, setup_from_data
@@ -35,13 +36,25 @@ def test_lasting_starting_conditions_match_the_exact_odds(condition: str) -> Non
     assert_matches_exact(result, wins, float(exact.draw), float(exact.limit), rounds)
 
 
-def test_a_condition_that_ends_during_the_fight_is_refused() -> None:
-    # rule: MOD-COND-FATIGUED for 3 rounds: the attacks change when it ends, so the engine plays it
-    compiled, reason = sim.plan_run(goblin_with({"name": "fatigued", "rounds": 3}))
-    assert compiled is None and "fatigued ends after round 3" in reason
+def test_a_condition_that_ends_during_the_fight_is_carried() -> None:
+    # rule: MOD-COND-FATIGUED for 3 rounds: the goblin's state moves on at the end of each round
+    # (3 rounds left, 2, 1, none) and the attacks are compiled in each; against the engine's fights
+    setup = goblin_with({"name": "fatigued", "rounds": 3})
+    compiled, reason = sim.plan_run(setup)
+    assert compiled is not None, reason
+    assert compiled.round_end is not None
+    goblin = list(compiled.names).index("Goblin")
+    walk = [0]
+    for _ in range(4):
+        walk.append(int(compiled.round_end[goblin, walk[-1]]))
+    assert len(set(walk)) == 4 and walk[-1] == walk[-2]  # three rounds fatigued, then as it stays
+    fast = sim.simulate(setup, FAST_FIGHTS, seed=3)
+    assert_samples_agree(fast, sim.simulate(setup, 3_000, seed=4, force_engine=True))
 
 
-def test_a_condition_an_attack_changes_is_refused() -> None:
-    # rule: MOD-COND-SLEEP-M: a sleeping goblin wakes when wounded (a condition event the tables refuse)
+def test_a_condition_an_attack_changes_is_carried() -> None:
+    # rule: MOD-COND-SLEEP-M: a sleeping goblin wakes when wounded: its state as a target and as an
+    # attacker (asleep it waits, awake it attacks)
     compiled, reason = sim.plan_run(goblin_with("sleeping"))
-    assert compiled is None and "wakes" in reason and "starts with conditions" not in reason
+    assert compiled is not None, reason
+    assert compiled.attacker_states >= 2 and (compiled.out_wear >= 0).any()

@@ -16,6 +16,7 @@ the engine, here:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -26,9 +27,10 @@ from referee.dice import DiceSource
 from referee.engine import resolve as engine
 from referee.engine.actions import Attack
 from referee.engine.events import Event, EventType, event
-from referee.engine.state import FightState
+from referee.engine.state import UNCONSCIOUS, CombatantState, FightState
 from referee.errors import RefereeError
 from referee.setup import Setup
+from referee.vocabulary import PAIRED
 
 PROBE_HP = 1000  # hit points of combatants the caller does not name (nobody falls by accident)
 
@@ -36,13 +38,24 @@ PROBE_HP = 1000  # hit points of combatants the caller does not name (nobody fal
 # MF-FUMBLE-2) and the number of such attacks back (they count on the attacker's shield, ODD-AC-SHIELD).
 Outcome = tuple[int, int, int]
 
+# The events of an attack that change a combatant's own state, beyond its hit points: armour damaged by a
+# critical (HR-ARMDMG-1..4) and conditions put on or taken off (MOD-COND-SLEEP-M: a wounded sleeper wakes;
+# HR-MISSILE-3: an archer who fires is `firing_missile` to the end of the round), each as (event type,
+# rule, its data as JSON with a condition's `until_round` counted from the attack's round) so that the
+# caller folds them into a state of its own (:func:`state_events`).
+StateEvents = tuple[tuple[str, str, str], ...]
+ArmourKey = StateEvents  # the older name: the armour events were the first state events carried
 # What one attack does, for the simulator's tables, beyond an Outcome: the shield deflections it spends on
-# its target and on the attacker (a free attack back), DAC-DEFL-3, and the armour events on its target
-# (HR-ARMDMG-1..4), each as (rule, sorted data items) so that the caller folds them into its own state, and
-# the subdual damage dealt to the target and to the attacker (pummelling, ODD-PUMMEL-2, GAP-SUBDUAL; a
-# free blow back, MF-FUMBLE-2).
-ArmourKey = tuple[tuple[str, tuple[tuple[str, object], ...]], ...]
-Effects = tuple[Outcome, int, int, ArmourKey, int, int]
+# its target and on the attacker (a free attack back), DAC-DEFL-3, the state events on its target, the
+# subdual damage dealt to the target and to the attacker (pummelling, ODD-PUMMEL-2, GAP-SUBDUAL; a free
+# blow back, MF-FUMBLE-2) and the state events on the attacker (a blow back's critical, HR-ARMDMG-1; a
+# condition on the attacker, HR-MISSILE-3).
+Effects = tuple[Outcome, int, int, StateEvents, int, int, StateEvents]
+# A combatant's state as the tables carry it (:func:`mark_of`): its armour as the fold leaves it
+# (armour_loss, armour_destroyed, shield_destroyed) and its conditions, each (name, rounds it lasts after
+# this one or None: until removed, its data as JSON).
+Mark = tuple[int, bool, bool, tuple[tuple[str, int | None, str], ...]]
+STATE_EVENTS = frozenset({EventType.ARMOUR, EventType.CONDITION})
 
 
 PLAIN_ATTACK_EVENTS = frozenset({EventType.ACTION, EventType.ATTACK, EventType.DAMAGE, EventType.DEFEAT})
@@ -59,7 +72,8 @@ def probe_state(
     earlier: Mapping[str, Sequence[str]] | None = None,
     surprised: Sequence[str] | None = None,
     deflections: Mapping[str, int] | None = None,
-    armour: Mapping[str, ArmourKey] | None = None,
+    marks: Mapping[str, Mark] | None = None,
+    down: Sequence[str] = (),
 ) -> FightState:
     """Round `number` with the given hit points (others: :data:`PROBE_HP`), everyone in one slot, and
     `earlier[target]` having attacked `target` already this round (ODD-AC-SHIELD, GAP-SHIELD-ASSIGN).
@@ -69,7 +83,8 @@ def probe_state(
     round of surprise instead (ODD-SURP-4: round 0, those named surprised, the others each in a slot of
     their own, as the engine's surprise events leave it); else surprise is left out.
     `deflections[target]`: shield deflections the target has spent this round (DAC-DEFL-3, on the last
-    earlier attack); `armour[name]`: the armour events it has taken (HR-ARMDMG-1..4).
+    earlier attack); `marks[name]`: its armour and conditions (:func:`mark_events`, HR-ARMDMG-1..4);
+    `down`: combatants fallen unconscious before the round (ODD-HP-1), e.g. a tactic's named target.
     """
     from referee.engine.fight import Fight  # the fight module registers the rules on import
 
@@ -88,9 +103,10 @@ def probe_state(
         state.apply(event(EventType.ROUND_START, 1, data={"order": everyone}))
     if number > 1:
         state.apply(event(EventType.ROUND_START, number, data={"order": everyone}))
-    for name, key in (armour or {}).items():
-        for e in armour_events(name, key):
-            state.apply(e)
+    for name, mark in (marks or {}).items():
+        state.apply_all(mark_events(state, name, mark))
+    for name in down:
+        state.apply(event(EventType.DEFEAT, number, target=name, data={"status": UNCONSCIOUS}))
     spent = deflections or {}
     for target, attackers in (earlier or {}).items():
         for i, name in enumerate(attackers):
@@ -102,28 +118,36 @@ def probe_state(
 
 def attack_effects(state: FightState, action: Attack, dice: DiceSource) -> Effects:
     """Resolve the attack with the engine and read what it did as :data:`Effects`: an :data:`Outcome`,
-    the deflections spent (DAC-DEFL-3), the armour damage to the target (HR-ARMDMG-1..4) and the subdual
-    damage to it (GAP-SUBDUAL); anything else an Outcome cannot say is refused (:func:`read_outcome`),
-    armour or subdual damage to anyone else too."""
+    the deflections spent (DAC-DEFL-3), the state events on the target and on the attacker (armour damage,
+    HR-ARMDMG-1..4; conditions put on or taken off, e.g. MOD-COND-SLEEP-M, HR-MISSILE-3) and the subdual
+    damage to either (GAP-SUBDUAL); anything else an Outcome cannot say is refused (:func:`read_outcome`),
+    as are state events or subdual damage on anyone else and holds (a condition that names its holder,
+    ODD-GRAP-3)."""
     events = engine.resolve(state, action, dice)
-    armour = [e for e in events if e.type is EventType.ARMOUR]
-    if any(e.target != action.target for e in armour):
-        raise UnsupportedOutcome(
-            f"{action.actor}'s attack on {action.target} can damage {action.actor}'s own armour (a blow back)"
-        )
+    pair = {action.target, action.actor}
+    changes = [e for e in events if e.type in STATE_EVENTS]
+    for e in changes:
+        if e.target not in pair:
+            raise UnsupportedOutcome(
+                f"{action.actor}'s attack on {action.target} changes {e.target} ({e.text})"
+            )
+        if e.type is EventType.CONDITION and e.data.get("condition") in PAIRED:
+            raise UnsupportedOutcome(
+                f"{action.actor}'s attack on {action.target} makes a hold ({e.text}): who holds whom, and"
+                " since when, decide later attacks and escapes (ODD-GRAP-3)"
+            )
     subdual = [e for e in events if e.type is EventType.DAMAGE and e.data.get("subdual")]
-    if any(e.target not in {action.target, action.actor} for e in subdual):
+    if any(e.target not in pair for e in subdual):
         raise UnsupportedOutcome(
             f"{action.actor}'s attack on {action.target} deals subdual damage to another"
         )
-    apart = {id(e) for e in armour + subdual}
+    apart = {id(e) for e in changes + subdual}
     rest = [e for e in events if id(e) not in apart]
     outcome = read_outcome(rest, action.actor, action.target)
     spent = {action.target: 0, action.actor: 0}
     for e in events:
         if e.type is EventType.ATTACK and e.target in spent:
             spent[e.target] += int(e.data.get("deflection_used", 0) or 0)
-    key = tuple((e.rule or "", tuple(sorted(e.data.items()))) for e in armour)
     knocks = {action.target: 0, action.actor: 0}
     for e in subdual:
         knocks[str(e.target)] += int(e.damage or 0)
@@ -131,15 +155,87 @@ def attack_effects(state: FightState, action: Attack, dice: DiceSource) -> Effec
         outcome,
         spent[action.target],
         spent[action.actor],
-        key,
+        state_events(changes, action.target, state.round),
         knocks[action.target],
         knocks[action.actor],
+        state_events(changes, action.actor, state.round) if action.actor != action.target else (),
     )
 
 
-def armour_events(target: str, key: ArmourKey) -> list[Event]:
-    """The ARMOUR events an :data:`ArmourKey` stands for (to fold into a probe state)."""
-    return [event(EventType.ARMOUR, 0, target=target, rule=rule, data=dict(data)) for rule, data in key]
+def state_events(events: Sequence[Event], name: str, number: int) -> StateEvents:
+    """The armour and condition events on `name` as :data:`StateEvents`, a condition's end counted from
+    round `number` (so that they fold into a state of any round, :func:`fold_state_events`)."""
+    out = []
+    for e in events:
+        if e.type not in STATE_EVENTS or e.target != name:
+            continue
+        data = dict(e.data)
+        if data.get("until_round") is not None:
+            data["until_round"] = int(data["until_round"]) - number
+        out.append((e.type.value, e.rule or "", json.dumps(data, sort_keys=True, default=str)))
+    return tuple(out)
+
+
+def fold_state_events(state: FightState, name: str, key: StateEvents) -> None:
+    """Fold :data:`StateEvents` on `name` into `state` (a probe), a condition's end from its round."""
+    for kind, rule, text in key:
+        data = json.loads(text)
+        if data.get("until_round") is not None:
+            data["until_round"] = state.round + int(data["until_round"])
+        state.apply(event(EventType(kind), state.round, target=name, rule=rule or None, data=data))
+
+
+def mark_of(c: CombatantState, number: int) -> Mark:
+    """The state of `c` the simulator's tables carry (:data:`Mark`), a condition's end counted from
+    round `number` (HR-ARMDMG-1..4, the conditions that come and go)."""
+    conditions = tuple(
+        sorted(
+            (cond.name, None if cond.until_round is None else cond.until_round - number,
+             json.dumps(cond.data, sort_keys=True, default=str))
+            for cond in c.conditions.values()
+        )
+    )  # fmt: skip
+    return c.armour_loss, c.armour_destroyed, c.shield_destroyed, conditions
+
+
+def mark_events(state: FightState, name: str, mark: Mark) -> list[Event]:
+    """The events that bring `name` in a probe `state` (undamaged armour, its starting conditions) to
+    `mark` in the probe's round: the conditions the mark lacks taken off, the mark's put on, the armour
+    damage (HR-ARMDMG-1..4)."""
+    c = state[name]
+    loss, destroyed, shield, conditions = mark
+    number = state.round
+    wanted = {n for n, _, _ in conditions}
+    out = [
+        event(EventType.CONDITION, number, target=name, data={"condition": n, "added": False})
+        for n in c.conditions if n not in wanted
+    ]  # fmt: skip
+    for n, left, extra in conditions:
+        until = None if left is None else number + left
+        out.append(event(EventType.CONDITION, number, target=name,
+                         data={"condition": n, "added": True, "until_round": until, "extra": json.loads(extra)}))  # fmt: skip
+    if (loss, destroyed, shield) != (c.armour_loss, c.armour_destroyed, c.shield_destroyed):
+        data = {
+            "armour_loss": loss - c.armour_loss,
+            "armour_destroyed": destroyed,
+            "shield_destroyed": shield,
+        }
+        out.append(event(EventType.ARMOUR, number, target=name, data=data))
+    return out
+
+
+def round_end_events(state: FightState, dice: DiceSource) -> list[Event]:
+    """The engine's own end of round in `state` (a probe): its end-of-round hooks' events and the
+    conditions that end with the round (``Fight.end_round``: a condition lasts to the end of round
+    `until_round`)."""
+    from referee.engine.fight import END_OF_ROUND, Fight
+
+    fight = Fight(state.setup)
+    fight.state = state
+    out: list[Event] = []
+    for hook in END_OF_ROUND:
+        out += hook(state, dice)
+    return out + fight._expiry_events(state.round)
 
 
 def attack_effects_distribution(
@@ -152,7 +248,7 @@ def attack_effects_distribution(
 
     if routines.makes_routine(state, action):
         found = routine_outcome_distribution(state, action, limit)
-        return {(outcome, 0, 0, (), 0, 0): p for outcome, p in found.items()}
+        return {(outcome, 0, 0, (), 0, 0, ()): p for outcome, p in found.items()}
     return chance.distribution(
         lambda dice: attack_effects(state, action, dice),
         limit,

@@ -2,17 +2,20 @@
 own resolution is enumerated (:func:`outcomes.attack_effects_distribution`, the engine's ``resolve``).
 
 A situation is (phase, attacker, target, earlier attackers on the target this round, shield deflections
-the target has spent this round, the target's armour state):
+the target has spent this round, the target's state, the attacker's state):
 
 - phase 0 is every round of initiative; with a free round of surprise, phases 1 and 2 are that round
   against a target not surprised and surprised (ODD-SURP-4, ODD-AC-DEX-2, MF-SURP-2);
 - earlier attackers are counted up to 3, the most any shield covers (ODD-AC-SHIELD);
 - deflections spent this round (DAC-DEFL-3, DAC-DEFL-4): counted while they change the attack;
-- the armour state (HR-ARMDMG-1..4): every state the engine's armour events can leave the target in,
-  found by folding those events (``FightState.apply``) into a probe, from the undamaged state on.
+- the states (:mod:`referee.sim.states`): armour damaged by criticals (HR-ARMDMG-1..4) and conditions
+  that come and go, every state the engine's events can leave a combatant in, folded into a probe
+  (``FightState.apply``) from the way it starts. The attacker's state is counted only where it changes
+  an attack (a sleeper that woke attacks, MOD-COND-SLEEP-M; a blow back meets its worn armour).
 
 Each outcome says what the attack did: damage to the target and to the attacker (a free attack back,
-MF-FUMBLE-2), the attacks back, the deflections spent on either, and the target's next armour state.
+MF-FUMBLE-2), the attacks back, the deflections spent on either, the subdual damage to either and the
+target's and the attacker's next states.
 """
 
 from __future__ import annotations
@@ -28,22 +31,25 @@ import numpy.typing as npt
 from referee import chance
 from referee.engine import outcomes
 from referee.engine.actions import Attack, Wait
+from referee.engine.refusals import Refused
 from referee.engine.resolve import attack_context
 from referee.engine.tactics import choose_action
 from referee.errors import IllegalActionError
 from referee.files import Setup
 from referee.rules.attack import AttackPlan, plan_attack
+from referee.sim.states import States
 from referee.sim.tables import LEAF_LIMIT, Unsupported
+from referee.vocabulary import PAIRED
 
 Outcome = outcomes.Outcome
 # (damage to target, damage to attacker, attacks back, deflections spent by the target, deflections spent
-# by the attacker, the target's armour state after the attack or -1: unchanged, subdual damage to the target
-# and to the attacker)
-SimOutcome = tuple[int, int, int, int, int, int, int, int]
+# by the attacker, the target's state after the attack or -1: unchanged, subdual damage to the target
+# and to the attacker, the attacker's state after the attack or -1: unchanged, 1 for a knock-out blow:
+# MF-KO-1, one that leaves the target at 0 hit points, unconscious, where it would fall below)
+SimOutcome = tuple[int, int, int, int, int, int, int, int, int, int]
+OUTCOME_FIELDS = 10
 MAX_EARLIER_ATTACKERS = 3  # attackers already counted on a target (shields cover at most 3, ODD-AC-SHIELD)
 MAX_DEFLECTIONS = 6  # deflections spent in a round that the tables may count (DAC-DEFL-3)
-MAX_ARMOUR_STATES = 24  # armour states of one combatant the tables may carry (HR-ARMDMG-1..4)
-Wear = tuple[int, bool, bool]  # armour_loss, armour_destroyed, shield_destroyed as the fold leaves them
 
 
 def _plan_key(plan: AttackPlan) -> tuple[Any, ...]:
@@ -79,14 +85,17 @@ class Situation:
     earlier: tuple[str, ...]
     caught: bool | None = None  # None: a round of initiative; else the free round, target surprised?
     spent: int = 0
-    armour: outcomes.ArmourKey = ()
+    marks: tuple[outcomes.Mark, outcomes.Mark] | None = None  # the target's and the attacker's states
     round_no: int = 1  # 1: round 1; 2: every later round (checked on others); the free round: 0
+    down: tuple[str, ...] = ()  # fallen before the round: the attacker's named target, when not this one
 
-    def probe(self, setup: Setup, number: int) -> Any:
+    def probe(self, setup: Setup, number: int, hp: int = 1) -> Any:
+        """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice)."""
         surprised = None if self.caught is None else ([self.target] if self.caught else [])
+        marks = {} if self.marks is None else {self.attacker: self.marks[1], self.target: self.marks[0]}
         return outcomes.probe_state(
-            setup, {self.target: 1}, number, {self.target: self.earlier}, surprised,
-            {self.target: self.spent}, {self.target: self.armour},
+            setup, {self.target: hp}, number, {self.target: self.earlier}, surprised,
+            {self.target: self.spent}, marks, self.down,
         )  # fmt: skip
 
 
@@ -94,6 +103,10 @@ def _planned(setup: Setup, where: Situation, number: int) -> tuple[Any, Any]:
     """The tactics' action when the target is the one to hit, and its plan (None: waits)."""
     state = where.probe(setup, number)
     action = choose_action(state, where.attacker)
+    if isinstance(action, Refused) and isinstance(action.action, Wait | Attack):
+        # a tactic the rules refuse (MF-OTHER-1, MF-COVER-3...): the engine writes a free note and takes
+        # the legal action instead (engine/refusals.py), which is what the tables play
+        action = action.action
     if isinstance(action, Wait):
         return state, None
     if not isinstance(action, Attack) or action.target != where.target:
@@ -107,80 +120,122 @@ def _planned(setup: Setup, where: Situation, number: int) -> tuple[Any, Any]:
     return state, (action, plan)
 
 
-def wear_of(setup: Setup, target: str, armour: outcomes.ArmourKey) -> Wear:
-    """The target's armour state once the armour events `armour` are folded into a probe."""
-    c = outcomes.probe_state(setup, armour={target: armour})[target]
-    return c.armour_loss, c.armour_destroyed, c.shield_destroyed
+def _strikes_back(found: dict[outcomes.Effects, Fraction]) -> bool:
+    """Whether the attack can draw a blow back on the attacker (MF-FUMBLE-2): then the attacker's own
+    state (its armour, the deflections it spent) changes what the attack does."""
+    return any(e[0][1] or e[0][2] or e[2] or e[5] for e in found)
 
 
 class _Compiler:
     """Compiles the outcome tables of one encounter, sharing tables between attacks alike."""
 
-    def __init__(self, setup: Setup) -> None:
+    def __init__(self, setup: Setup, states: States) -> None:
         self.setup = setup
+        self.states = states
         self.dists: list[dict[SimOutcome, Fraction]] = []
-        self.seen: dict[tuple[Any, ...], int] = {}
-        self.wear: dict[str, list[tuple[Wear, outcomes.ArmourKey]]] = {}  # per target kind
+        self.by_content: dict[frozenset[tuple[SimOutcome, Fraction]], int] = {}
+        self.raw: dict[tuple[Any, ...], dict[outcomes.Effects, Fraction]] = {}
         self.spends = False  # some attack compiled since the flag was cleared spends deflections
-        named = {r + d for c in setup.combatants if c.tactic and c.tactic.rounds for r in c.tactic.rounds
-                 for d in (0, 1)}  # fmt: skip
-        self.later_rounds = sorted(r for r in {3, setup.max_rounds, *named} if 2 < r <= setup.max_rounds)
+        self.rounds = RoundVariants.of(setup)
 
-    def armour_state(self, kind: str, target: str, now: outcomes.ArmourKey, taken: outcomes.ArmourKey) -> int:
-        """The index of the armour state `now` + `taken` leaves (a new state is added to the list)."""
-        states = self.wear[kind]
-        history = now + taken
-        wear = wear_of(self.setup, target, history)
-        for i, (known, _) in enumerate(states):
-            if known == wear:
-                return i
-        if len(states) >= MAX_ARMOUR_STATES:
-            raise Unsupported(
-                f"{target}'s armour can be left in more than {MAX_ARMOUR_STATES} states (HR-ARMDMG-1)"
-            )
-        states.append((wear, history))
-        return len(states) - 1
-
-    def compile(self, where: Situation, pair: tuple[str, str], wear_index: int) -> int:
+    def compile(self, where: Situation, pair: tuple[str, str], wear: tuple[int, int]) -> int:
         """The outcome table of the attacker's default attack in `where` (-1: the tactics wait).
 
-        Two attacks share a table only when their plans match *and* they are made by and on
-        combatants alike (`pair`, their descriptions) in the same kind of round and armour state: what
-        follows the roll depends on more than the plan, e.g. the free attack the target makes back on
-        a fumble (MF-FUMBLE-2) is the target's own blow."""
+        Two attacks share what the engine's resolution gives only when their plans match *and* they are
+        made by and on combatants alike (`pair`, their descriptions) in the same kind of round and target
+        state, and — where the attack can draw a blow back — the same attacker state: what follows the
+        roll depends on more than the plan, e.g. the free attack the target makes back on a fumble
+        (MF-FUMBLE-2) is the target's own blow, on the attacker's own armour. `wear`: the indexes of the
+        target's and the attacker's states."""
         setup = self.setup
         state, chosen = _planned(setup, where, where.round_no or 1)
         if chosen is not None:
-            action, plan = chosen
-            attacker, target = where.attacker, where.target
+            _action, plan = chosen
             self.spends = self.spends or plan.deflection_used > 0
-            if plan.on_hit or plan.on_attempt:
-                raise Unsupported(f"{attacker}'s attack on {target} imposes conditions ({_effects(plan)}); the tables"
-                                  " carry no condition that comes or goes during the fight")  # fmt: skip
-            if plan.damage.knockout:
-                raise Unsupported(f"{attacker}'s attack on {target} is a knock-out attempt (MF-KO-1)")
-            key = (*pair, where.caught, wear_index, _plan_key(plan))
-            if key not in self.seen:
-                self.seen[key] = len(self.dists)
-                self.dists.append(self._distribution(state, action, plan, pair[1], where))
-        # the tables hold one plan for round 1 and one for the later rounds: the attack must not change
-        # again (checked in round 3, the last round, and the rounds a scripted tactic names and the
-        # rounds after them); the free round is played once
-        for number in self.later_rounds if where.round_no == 2 else []:
+            held = [e for e in (*plan.on_hit, *plan.on_attempt) if e.condition in PAIRED]
+            if held:
+                raise Unsupported(f"{where.attacker}'s attack on {where.target} imposes conditions ({_effects(plan)}); the"
+                                  " tables carry no hold (who holds whom, and since when, decide later attacks)")  # fmt: skip
+        # the tables hold one plan per variant of the rounds (RoundVariants), compiled in its first round:
+        # the attack must not change in its other rounds (checked in round 3, the second and the last
+        # of them); the free round is played once
+        for number in self.rounds.checks.get(where.round_no, ()):
             _, then = _planned(setup, where, number)
             if (chosen is None) != (then is None) or (
                 chosen is not None and then is not None and _plan_key(chosen[1]) != _plan_key(then[1])
             ):
                 raise Unsupported(
-                    f"{where.attacker}'s attack on {where.target} changes after round 2 (in round {number})"
+                    f"{where.attacker}'s attack on {where.target} changes after round {where.round_no}"
+                    f" (in round {number})"
                 )
         if chosen is None:
             return -1
-        return self.seen[(*pair, where.caught, wear_index, _plan_key(chosen[1]))]
+        action, plan = chosen
+        knockout = plan.damage.knockout and not plan.damage.subdual
+        if knockout:  # MF-KO-1: the blow's whole damage; the kernels leave the target at 0 (knocks)
+            state = self._knockout_probe(where, plan)
+        found = self._resolution(
+            state, action, plan, (*pair, where.caught, wear[0], _plan_key(plan)), wear[1], where
+        )
+        return self._table(self._outcomes(found, pair, wear, knockout))
+
+    def _knockout_probe(self, where: Situation, plan: AttackPlan) -> Any:
+        """MF-KO-1: a knock-out blow leaves its target at 0 where it would fall below (the engine's
+        `damage_dealt` reads the target's hit points): it is resolved on a target with plenty, so the
+        outcome holds the blow's whole damage, and the kernels cap it at 0 (`Compiled.out_knockout`)."""
+        state = where.probe(self.setup, where.round_no or 1, outcomes.PROBE_HP)
+        action = choose_action(where.probe(self.setup, where.round_no or 1), where.attacker)
+        if isinstance(action, Refused):
+            action = action.action
+        assert isinstance(action, Attack)
+        from referee.engine import routines
+
+        if routines.makes_routine(state, action):
+            raise Unsupported(
+                f"{where.attacker}'s attack routine on {where.target} tries to knock out (MF-KO-1)"
+            )
+        if _plan_key(plan_attack(attack_context(state, action))) != _plan_key(plan):
+            raise Unsupported(
+                f"{where.attacker}'s knock-out attempt on {where.target} depends on its hit points (MF-KO-1)"
+            )
+        return state
+
+    def _resolution(
+        self, state: Any, action: Attack, plan: AttackPlan, key: tuple[Any, ...], attacker_state: int,
+        where: Situation,
+    ) -> dict[outcomes.Effects, Fraction]:  # fmt: skip
+        """The engine's resolution, shared between attacker states unless it can strike the attacker back."""
+        first = self.raw.get((*key, 0))
+        if first is not None and not _strikes_back(first):
+            return first
+        if (*key, attacker_state) not in self.raw:
+            self.raw[(*key, attacker_state)] = self._distribution(state, action, plan, where)
+        return self.raw[(*key, attacker_state)]
+
+    def _outcomes(
+        self, found: dict[outcomes.Effects, Fraction], pair: tuple[str, str], wear: tuple[int, int],
+        knockout: bool = False,
+    ) -> dict[SimOutcome, Fraction]:  # fmt: skip
+        """The engine's effects as the kernels' outcomes: the states they leave either combatant in."""
+        out: dict[SimOutcome, Fraction] = {}
+        for (outcome, spent_t, spent_a, on_target, subdual, subdual_back, on_attacker), p in found.items():
+            after = self.states.after(pair[1], wear[0], on_target) if on_target else -1
+            after_a = self.states.after(pair[0], wear[1], on_attacker) if on_attacker else -1
+            o = (*outcome, spent_t, spent_a, after, subdual, subdual_back, after_a, int(knockout))
+            out[o] = out.get(o, Fraction(0)) + p
+        return out
+
+    def _table(self, dist: dict[SimOutcome, Fraction]) -> int:
+        """The index of the table of `dist` (tables alike are shared)."""
+        content = frozenset(dist.items())
+        if content not in self.by_content:
+            self.by_content[content] = len(self.dists)
+            self.dists.append(dist)
+        return self.by_content[content]
 
     def _distribution(
-        self, state: Any, action: Attack, plan: AttackPlan, kind: str, where: Situation
-    ) -> dict[SimOutcome, Fraction]:
+        self, state: Any, action: Attack, plan: AttackPlan, where: Situation
+    ) -> dict[outcomes.Effects, Fraction]:
         from referee.engine import routines
 
         if plan.deflection_used and routines.makes_routine(state, action):
@@ -188,27 +243,64 @@ class _Compiler:
                 f"{where.attacker}'s attack routine on {where.target} spends shield deflections (DAC-DEFL-3)"
             )
         try:
-            found = outcomes.attack_effects_distribution(state, action, LEAF_LIMIT)
+            return outcomes.attack_effects_distribution(state, action, LEAF_LIMIT)
         except (outcomes.UnsupportedOutcome, chance.TooManyOutcomes) as exc:
             raise Unsupported(str(exc)) from None  # the message names the attack
-        out: dict[SimOutcome, Fraction] = {}
-        for (outcome, spent_target, spent_attacker, armour, subdual, subdual_back), p in found.items():
-            after = self.armour_state(kind, where.target, where.armour, armour) if armour else -1
-            o = (*outcome, spent_target, spent_attacker, after, subdual, subdual_back)
-            out[o] = out.get(o, Fraction(0)) + p
-        return out
+
+
+@dataclass(frozen=True)
+class RoundVariants:
+    """The rounds whose attacks are compiled apart: round 1, round 2 (the later rounds), and the first
+    round of each other set of tactics that apply (a tactic's `rounds: [1, 3, 5]`); `variant[r]`: the
+    variant of round r (0: round 2's, 1: round 1's, 2...: `firsts[2:]`); `checks`: the other rounds
+    each variant's first round is checked against."""
+
+    firsts: tuple[int, ...]
+    variant: tuple[int, ...]
+    checks: dict[int, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, setup: Setup) -> RoundVariants:
+        last = setup.max_rounds
+
+        def applying(r: int) -> frozenset[int]:  # the combatants whose tactic applies in round r only
+            return frozenset(i for i, c in enumerate(setup.combatants) if c.tactic and c.tactic.rounds
+                             and r in c.tactic.rounds)  # fmt: skip
+
+        keys: list[frozenset[int]] = [applying(2), applying(1)]
+        firsts = [2, 1]
+        variant = [1, 1]  # round 0 (the free round) has its own tables; round 1
+        for r in range(2, last + 1):
+            key = applying(r)
+            if r > 2 and key not in keys[:1] + keys[2:]:
+                keys.append(key)
+                firsts.append(r)
+            variant.append(0 if key == keys[0] else keys.index(key, 2))
+        checks = {}
+        for v, first in enumerate(firsts):
+            same = [r for r in range(2, last + 1) if variant[r] == v]
+            checks[first] = tuple(sorted({r for r in (3, *same[1:2], *same[-1:]) if r in same} - {first}))
+        return cls(tuple(firsts), tuple(variant), checks)
 
 
 @dataclass(frozen=True)
 class AttackTables:
-    """plans: (phase, attacker, target, earlier attackers, deflections spent, target's armour state) →
-    outcome table (-1: the tactics wait); dists: each table's outcome distribution. Phases: the rounds
-    after the first; with a free round, that round against a target not surprised and surprised; and,
-    where round 1's attacks differ (a scripted first action, `first_round`), round 1 last."""
+    """plans: (phase, attacker, target, earlier attackers, deflections spent, the target's state x the
+    attacker's states + the attacker's state) → outcome table (-1: the tactics wait); dists: each table's
+    outcome distribution. Phases: the rounds after the first; with a free round, that round against a
+    target not surprised and surprised; and, where round 1's attacks differ (a scripted first action,
+    `first_round`), round 1 last. `attacker_states`: 1 where the attacker's state changes no attack;
+    `round_end`: (C, W) each combatant's state after the end of a round, or None (no state changes)."""
 
     plans: npt.NDArray[np.int32]
     dists: list[dict[SimOutcome, Fraction]]
     first_round: bool = False
+    attacker_states: int = 1
+    round_end: npt.NDArray[np.int32] | None = None
+    # with more variants of the rounds than round 1's and the later rounds' (RoundVariants): each
+    # variant's plans (V, C, C, K, U, W) and the variant of each round, else None
+    round_plans: npt.NDArray[np.int32] | None = None
+    plan_round: npt.NDArray[np.int64] | None = None
 
     @property
     def later(self) -> npt.NDArray[np.int32]:
@@ -230,8 +322,9 @@ def attack_tables(
     """Every situation's outcome table (see the module docstring). `free_round` (2, C, C): whether a
     attacks t in the free round of surprise with t not surprised / surprised in some outcome of the
     checks (only those are compiled; the others are never looked up and hold round 1's tables)."""
+    rounds = RoundVariants.of(setup)
     phases: list[tuple[int, bool | None]] = [(2, None), *([(0, False), (0, True)] if free_round is not None else []),
-                                             (1, None)]  # fmt: skip
+                                             (1, None), *((r, None) for r in rounds.firsts[2:])]  # fmt: skip
     names = [c.name for c in setup.combatants]
     n = len(names)
     k_count = min(MAX_EARLIER_ATTACKERS + 1, max(1, int(enemy.sum(axis=0).max())))
@@ -239,94 +332,154 @@ def attack_tables(
     kinds = [
         json.dumps(c.model_dump(mode="json", exclude={"name"}), sort_keys=True) for c in setup.combatants
     ]
-    compiler = _Compiler(setup)
-    compiler.wear = {kind: [(wear_of(setup, names[kinds.index(kind)], ()), ())] for kind in kinds}
-    for _ in range(2):  # again if the later layers reached armour states the earlier ones lack
-        known = sum(len(s) for s in compiler.wear.values())
-        layers: list[npt.NDArray[np.int32]] = []  # per deflections spent: (P, C, C, K, W)
+    states = States(setup, names, kinds)
+    compiler = _Compiler(setup, states)
+    done: dict[tuple[Any, ...], tuple[int, bool]] = {}
+    while True:  # again while the attacks and the ends of rounds reach states not yet compiled
+        known = states.count()
+        layers: list[npt.NDArray[np.int32]] = []  # per deflections spent: (P, C, C, K, W, W)
         for spent in range(MAX_DEFLECTIONS + 1):
             base = layers[0] if layers else None
             compiler.spends = False
-            layers.append(_layer(compiler, phases, names, kinds, enemy, k_count, spent, base, free_round))
+            cells = _Cells(compiler, phases, names, kinds, enemy, k_count, done)
+            layers.append(cells.layer(spent, base, free_round))
             if not compiler.spends:
                 break  # nothing more to spend: the tables stop counting deflections here
         else:
             raise Unsupported(
                 f"shield deflections spent more than {MAX_DEFLECTIONS} times a round (DAC-DEFL-3)"
             )
-        if sum(len(s) for s in compiler.wear.values()) == known:
+        states.close_rounds()
+        if states.count() == known:
             break
-    w_count = max(layer.shape[-1] for layer in layers)
-    plans = np.full((len(phases), n, n, k_count, len(layers), w_count), -1, dtype=np.int32)
+    width = states.widest()
+    plans = np.full((len(phases), n, n, k_count, len(layers), width, width), -1, dtype=np.int32)
     for u, layer in enumerate(layers):
-        plans[:, :, :, :, u, : layer.shape[-1]] = layer
+        plans[:, :, :, :, u] = layer
+    for i, kind in enumerate(kinds):  # states a kind never reaches are never looked up: as its first
+        reached = len(states.lists[kind])
+        plans[:, :, i, :, :, reached:] = plans[:, :, i, :, :, :1]
+        plans[:, i, :, :, :, :, reached:] = plans[:, i, :, :, :, :, :1]
     if all((plans[:, :, :, k] == plans[:, :, :, 0]).all() for k in range(k_count)):
         plans = plans[:, :, :, :1].copy()  # earlier attackers change nothing: skip counting them
+    attacker_states = width
+    if (plans == plans[..., :1]).all():
+        plans, attacker_states = plans[..., :1].copy(), 1  # the attacker's state changes no attack
+    plans = np.ascontiguousarray(plans.reshape(*plans.shape[:5], -1))
     _check_attacks_back(setup, plans, compiler.dists, names)
-    if (plans[-1] == plans[0]).all():
-        return AttackTables(np.ascontiguousarray(plans[:-1]), compiler.dists)
-    return AttackTables(plans, compiler.dists, True)
+    round_end = states.round_end_table()
+    extra = len(rounds.firsts) - 2
+    first = len(phases) - extra - 1
+    if extra:  # a variant per set of tactics that apply (RoundVariants): round 1's plans among them
+        variants = np.ascontiguousarray(np.concatenate([plans[:1], plans[first:]]))
+        plan_round = np.array(rounds.variant, dtype=np.int64)
+        return AttackTables(
+            np.ascontiguousarray(plans[: first + 1]), compiler.dists, True, attacker_states, round_end,
+            variants, plan_round,
+        )  # fmt: skip
+    if (plans[first] == plans[0]).all():
+        return AttackTables(
+            np.ascontiguousarray(plans[:first]), compiler.dists, False, attacker_states, round_end
+        )
+    return AttackTables(plans, compiler.dists, True, attacker_states, round_end)
 
 
-def _layer(
-    compiler: _Compiler, phases: list[tuple[int, bool | None]], names: list[str], kinds: list[str],
-    enemy: npt.NDArray[np.bool_], k_count: int, spent: int, base: npt.NDArray[np.int32] | None,
-    reachable: npt.NDArray[np.bool_] | None,
-) -> npt.NDArray[np.int32]:  # fmt: skip
-    """The tables with `spent` deflections used by the target this round: (P, C, C, K, W). With nobody
-    attacking the target yet nothing is spent: those cells are `base`'s (the layer with none spent)."""
-    n = len(names)
-    done: dict[tuple[Any, ...], int] = {}
-    cells: dict[tuple[int, int, int, int, int], int] = {}
-    for t in range(n):
-        foes = [names[i] for i in range(n) if enemy[i, t]]
-        states = compiler.wear[kinds[t]]
-        w = 0
-        while w < len(states):  # the list grows as the attacks reach new armour states
-            for phase, (round_no, caught) in enumerate(phases):
-                for k in range(k_count):
-                    for a in range(n):
-                        if not enemy[a, t]:
-                            continue
-                        earlier = tuple(f for f in foes if f != names[a])[:k]
-                        if spent and not k:
-                            inside = base is not None and w < base.shape[-1]
-                            cells[phase, a, t, k, w] = int(base[phase, a, t, 0, w]) if inside else -1  # type: ignore[index]
-                            continue
-                        if len(earlier) < k:  # fewer foes than k: as with k - 1
-                            cells[phase, a, t, k, w] = cells[phase, a, t, k - 1, w]
-                            continue
-                        if caught is not None and reachable is not None and not reachable[int(caught), a, t]:
-                            cells[phase, a, t, k, w] = cells[0, a, t, k, w]  # never in the free round
-                            continue
-                        kind = (kinds[a], kinds[t], k, round_no, caught, w)
-                        if kind not in done:
-                            where = Situation(
-                                names[a], names[t], earlier, caught, spent, states[w][1], round_no
-                            )
-                            done[kind] = compiler.compile(where, (kinds[a], kinds[t]), w)
-                        cells[phase, a, t, k, w] = done[kind]
-            w += 1
-    w_count = max(len(s) for s in compiler.wear.values())
-    layer = np.full((len(phases), n, n, k_count, w_count), -1, dtype=np.int32)
-    for (phase, a, t, k, w), plan in cells.items():
-        layer[phase, a, t, k, w] = plan
-    return layer
+@dataclass
+class _Cells:
+    """The cells of one layer of the tables (one count of deflections spent), compiled by kinds."""
+
+    compiler: _Compiler
+    phases: list[tuple[int, bool | None]]
+    names: list[str]
+    kinds: list[str]
+    enemy: npt.NDArray[np.bool_]
+    k_count: int
+    done: dict[tuple[Any, ...], tuple[int, bool]]  # compiled cells: (table, spends deflections)
+
+    def layer(
+        self, spent: int, base: npt.NDArray[np.int32] | None, reachable: npt.NDArray[np.bool_] | None
+    ) -> npt.NDArray[np.int32]:
+        """The tables with `spent` deflections used by the target this round: (P, C, C, K, W, W). With
+        nobody attacking the target yet nothing is spent: those cells are `base`'s (none spent)."""
+        names, kinds, enemy, n = self.names, self.kinds, self.enemy, len(self.names)
+        lists = self.compiler.states.lists
+        width = self.compiler.states.widest()
+        layer = np.full((len(self.phases), n, n, self.k_count, width, width), -1, dtype=np.int32)
+        for t in range(n):
+            foes = [names[i] for i in range(n) if enemy[i, t]]
+            for a in (a for a in range(n) if enemy[a, t]):
+                # states found while this layer is made are compiled in the next pass (attack_tables)
+                for w in range(min(width, len(lists[kinds[t]]))):
+                    for v in range(min(width, len(lists[kinds[a]]))):
+                        for phase in range(len(self.phases)):
+                            for k in range(self.k_count):
+                                cell = (phase, a, t, k, w, v)
+                                layer[cell] = self._cell(layer, cell, foes, spent, base, reachable)
+        return layer
+
+    def _cell(
+        self, layer: npt.NDArray[np.int32], cell: tuple[int, int, int, int, int, int], foes: list[str],
+        spent: int, base: npt.NDArray[np.int32] | None, reachable: npt.NDArray[np.bool_] | None,
+    ) -> int:  # fmt: skip
+        """One cell (phase, attacker, target, earlier attackers, target's state, attacker's state)."""
+        names, kinds = self.names, self.kinds
+        phase, a, t, k, w, v = cell
+        round_no, caught = self.phases[phase]
+        wear = (w, v)
+        earlier = tuple(f for f in foes if f != names[a])[:k]
+        if spent and not k:
+            inside = base is not None and w < base.shape[-2] and v < base.shape[-1]
+            return int(base[phase, a, t, 0, w, v]) if inside else -1  # type: ignore[index]
+        if len(earlier) < k:  # fewer foes than k: as with k - 1
+            return int(layer[phase, a, t, k - 1, w, v])
+        if caught is not None and reachable is not None and not reachable[int(caught), a, t]:
+            return int(layer[0, a, t, k, w, v])  # never in the free round
+        named = scripted_target(self.compiler.setup, a)
+        down = (names[named],) if named is not None and named != t else ()
+        kind = (kinds[a], kinds[t], k, round_no, caught, w, v, spent, down)
+        compiler = self.compiler
+        if kind not in self.done:
+            lists = compiler.states.lists
+            marks = (lists[kinds[t]][w], lists[kinds[a]][v])
+            where = Situation(names[a], names[t], earlier, caught, spent, marks, round_no, down)
+            spends, compiler.spends = compiler.spends, False
+            self.done[kind] = (compiler.compile(where, (kinds[a], kinds[t]), wear), compiler.spends)
+            compiler.spends = spends
+        table, spends = self.done[kind]
+        compiler.spends = compiler.spends or spends
+        return table
+
+
+def scripted_target(setup: Setup, a: int) -> int | None:
+    """The enemy combatant `a`'s tactic names as its target, if any (the tactics attack it while it stands,
+    else the default target: engine/odd_tactics.scripted_maneuver); refused where the tables cannot say so."""
+    c = setup.combatants[a]
+    if c.tactic is None or c.tactic.target is None:
+        return None
+    names = [x.name for x in setup.combatants]
+    if c.tactic.target not in names:
+        raise Unsupported(f"{c.name}'s tactic names {c.tactic.target}, who is not in the fight")
+    named = names.index(c.tactic.target)
+    if setup.combatants[named].side == c.side:
+        raise Unsupported(f"{c.name}'s tactic names {c.tactic.target}, on its own side")
+    if c.tactic.rounds is not None:
+        raise Unsupported(f"{c.name}'s tactic names its target in some rounds only ({c.tactic.target})")
+    return named
 
 
 def _check_attacks_back(
     setup: Setup, plans: npt.NDArray[np.int32], dists: list[dict[SimOutcome, Fraction]], names: list[str]
 ) -> None:
     """A free attack back (MF-FUMBLE-2) is compiled against the attacker as it starts the round: refuse
-    it where the attacker's armour or the deflections it has spent can differ (the tables carry the
-    target's, not the attacker's)."""
+    it where the deflections the attacker has spent this round can differ (the tables count the
+    target's, not the attacker's; the attacker's state — its armour — is carried)."""
     for a in range(len(names)):
         against = {o for pid in set(plans[:, :, a].ravel().tolist()) - {-1} for o in dists[pid]}
-        if not any(o[3] or o[4] or o[5] >= 0 for o in against):
-            continue  # nothing changes a's armour or spends its deflections
-        for pid in set(plans[:, a].ravel().tolist()) - {-1}:
-            if any(o[2] for o in dists[pid]):
-                raise Unsupported(
-                    f"{names[a]}'s attacks can draw a free attack back (MF-FUMBLE-2) that meets armour"
-                    " damaged by criticals or deflections spent this round; the tables carry the target's"
-                )
+        mine = {o for pid in set(plans[:, a].ravel().tolist()) - {-1} for o in dists[pid]}
+        if not any(o[3] for o in against) and not any(o[4] for o in mine):
+            continue  # nobody spends a's deflections
+        if any(o[2] for o in mine):
+            raise Unsupported(
+                f"{names[a]}'s attacks can draw a free attack back (MF-FUMBLE-2) that meets deflections"
+                f" {names[a]} spent this round; the tables count the target's"
+            )

@@ -3,10 +3,10 @@
 Each table comes from a procedure in ``rules/`` (:mod:`referee.sim.procedures`) or from the engine's own
 resolution of an attack (:mod:`referee.sim.attacks`); the kernels only look things up, sample, sort
 and add. The free round of surprise is a table of who is surprised (:mod:`referee.sim.surprise`)
-and attacks compiled in the free round. Starting conditions that last the whole fight are carried: the probe state the attacks are
-compiled from holds them (an attack that changes or lifts one is refused). Encounters the tables
-cannot express (positions, starting conditions that end during the fight, attacks that
-impose conditions or change armour, hooks that act at the start or end of a round, ...) raise
+and attacks compiled in the free round. Combatants' states — armour damaged by criticals, conditions
+that come and go, starting ones that end — are the states of :mod:`referee.sim.states`, moved by the
+engine's own events. Encounters the tables cannot express (positions, holds, routines that move on to
+another target, hooks that act or roll dice at the start or end of a round, ...) raise
 :class:`Unsupported`, and the event engine plays them instead.
 """
 
@@ -28,7 +28,7 @@ from referee.files import Setup
 from referee.rules import hit_points
 from referee.rules.options import FinishFallen
 from referee.sim import first_strike, procedures
-from referee.sim.attacks import SimOutcome, attack_tables
+from referee.sim.attacks import OUTCOME_FIELDS, SimOutcome, attack_tables, scripted_target
 from referee.sim.surprise import FreeRound, free_round_tables
 from referee.sim.tables import IntArray, Packed, Unsupported, offsets, to_table
 
@@ -49,7 +49,7 @@ class Compiled:
     hp: Packed  # hit points at set-up, one table per combatant
     # (C, C, K, U, W): in the rounds after the first (and round 1 unless first_plan_index says otherwise),
     # outcome table of (attacker, target, earlier attackers on the target this round,
-    # deflections it spent this round, its armour state), or -1 (waits)
+    # deflections it spent this round, its state and the attacker's: see attacker_states), or -1 (waits)
     plan_index: npt.NDArray[np.int32]
     dmg: Packed
     status_values: npt.NDArray[np.int8]  # code per hit-point total, per combatant
@@ -65,7 +65,7 @@ class Compiled:
     may_wait: bool  # some combatant cannot attack some enemy (the tactics wait)
     side_rows: tuple[tuple[int, int], ...]  # each side's combatants are rows lo..hi-1 (file order)
     # each outcome: damage to the target, damage to the attacker, attacks back, deflections the target and
-    # the attacker spent (DAC-DEFL-3), the target's armour state after it (-1: unchanged, HR-ARMDMG-1..4)
+    # the attacker spent (DAC-DEFL-3), the target's state after it (-1: unchanged; HR-ARMDMG-1..4, conditions)
     out_target: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
     out_attacker: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
     out_back: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
@@ -75,6 +75,23 @@ class Compiled:
     out_subdual: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
     out_subdual_back: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
     sub_size: IntArray = field(default_factory=lambda: np.ones(1, np.int64))
+    # the attacker's state after the outcome (-1: unchanged): a condition on it, its armour struck back
+    out_wear_back: npt.NDArray[np.int32] = field(default_factory=lambda: np.full(1, -1, np.int32))
+    # the last axis of the plans is (target's state) * attacker_states + (attacker's state); 1: the
+    # attacker's state changes no attack, and the axis is the target's state alone
+    attacker_states: int = 1
+    # (C, W): each combatant's state after the end of a round (its conditions that end with it), or None
+    round_end: npt.NDArray[np.int32] | None = None
+    # (C,): the enemy a combatant's tactic names as its target (attacked while it stands), -1: none
+    scripted_target: IntArray | None = None
+    # (V, C, C, K, U, W) and (max_rounds + 1,): each variant's plans and the variant of each round, where
+    # tactics apply in some rounds only (`rounds: [1, 3, 5]`), else None: round 1's plans and the later
+    # rounds' (first_plan_index, plan_index)
+    round_plans: npt.NDArray[np.int32] | None = None
+    plan_round: IntArray | None = None
+    # 1: a knock-out blow (MF-KO-1): a target it brings to 0 or below is left at 0 with knockout_code[t]
+    out_knockout: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    knockout_code: npt.NDArray[np.int8] = field(default_factory=lambda: np.zeros(1, np.int8))
     hits_back: bool = False
     first_strike: npt.NDArray[np.bool_] | None = None  # (C, C): a moves before enemy b in round 1
     free_round: FreeRound | None = None  # the surprise table (ODD-SURP-1..5), or None: no free round
@@ -132,9 +149,6 @@ def check_supported(setup: Setup) -> None:
     for c in setup.combatants:
         if c.position is not None:
             raise Unsupported("grid positions (movement and distance change during the fight)")
-        for condition, rounds in c.condition_rounds:  # the attacks are compiled under the starting ones
-            if rounds < setup.max_rounds:
-                raise Unsupported(f"{c.name}'s starting condition {condition} ends after round {rounds}")
     state = outcomes.probe_state(setup)
     for hooks in (fight_module.START_OF_ROUND, fight_module.END_OF_ROUND):
         for round_hook in hooks:
@@ -203,6 +217,26 @@ def _first_strike(setup: Setup) -> npt.NDArray[np.bool_] | None:
     return pairs
 
 
+def _knockout_codes(setup: Setup, status_names: list[str]) -> npt.NDArray[np.int8]:
+    """MF-KO-1: per combatant the status code a knock-out blow that brings it to 0 leaves it with
+    (`hit_points.status_after_damage` with the knock-out), added to the status names if new."""
+    out = []
+    for c in setup.combatants:
+        status = hit_points.status_after_damage(0, 0, c.is_monster, setup.ruleset, True)
+        if status not in status_names:
+            status_names.append(status)
+        out.append(status_names.index(status))
+    return np.array(out, dtype=np.int8)
+
+
+def _scripted_targets(setup: Setup) -> IntArray | None:
+    """Per combatant the enemy its tactic names as its target (-1: none), or None: nobody names one."""
+    found = [scripted_target(setup, a) for a in range(len(setup.combatants))]
+    if all(t is None for t in found):
+        return None
+    return np.array([-1 if t is None else t for t in found], dtype=np.int64)
+
+
 def compile_setup(setup: Setup) -> Compiled:
     """Build the kernels' tables from the rules' procedures and the engine's attacks. Raises Unsupported."""
     check_supported(setup)
@@ -224,9 +258,10 @@ def compile_setup(setup: Setup) -> Compiled:
         for o in dist:
             outcome_code.setdefault(o, len(outcome_code))
     dmg = Packed.of([to_table({outcome_code[o]: p for o, p in dist.items()}) for dist in dists])
-    table_of = np.array(list(outcome_code), dtype=np.int32).reshape(-1, 8)
+    table_of = np.array(list(outcome_code), dtype=np.int32).reshape(-1, OUTCOME_FIELDS)
     lows, statuses, sub_size = _status_tables(setup, hp, plans, dists)
     status_names = list(dict.fromkeys([hit_points.ACTIVE, *(s for row in statuses for s in row)]))
+    knockout_code = _knockout_codes(setup, status_names)  # may add a status (before the tables of them)
     procedures.check_target_choice([c.name for c in combatants], lows, statuses, sub_size)
     status_values = np.array([status_names.index(s) for row in statuses for s in row], dtype=np.int8)
     return Compiled(
@@ -261,6 +296,14 @@ def compile_setup(setup: Setup) -> Compiled:
         out_wear=np.ascontiguousarray(table_of[:, 5]),
         out_subdual=np.ascontiguousarray(table_of[:, 6]),
         out_subdual_back=np.ascontiguousarray(table_of[:, 7]),
+        out_wear_back=np.ascontiguousarray(table_of[:, 8]),
+        out_knockout=np.ascontiguousarray(table_of[:, 9]),
+        knockout_code=knockout_code,
+        attacker_states=tables.attacker_states,
+        round_end=tables.round_end,
+        scripted_target=_scripted_targets(setup),
+        round_plans=tables.round_plans,
+        plan_round=tables.plan_round,
         sub_size=np.array(sub_size, dtype=np.int64),
         hits_back=bool(table_of[:, 1:3].any() or table_of[:, 7].any()),
         free_round=free,

@@ -70,7 +70,12 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.target_key, c.may_act, c.end_code, pairs, c.first_strike is not None, len(c.sides),
         dead_code(c), free is not None, surprise.values, surprise.size[0], played, acts, caught, free_plans,
         c.out_spent, c.out_spent_back, c.out_wear, c.out_subdual, c.out_subdual_back, c.sub_size,
-        has_first_plans, first_plans,
+        has_first_plans, first_plans, c.out_wear_back, c.attacker_states, c.round_end is not None,
+        c.round_end if c.round_end is not None else np.zeros((1, 1), np.int32),
+        c.scripted_target if c.scripted_target is not None else np.full(c.count, -1, np.int64),
+        c.out_knockout, c.knockout_code, c.round_plans is not None,
+        c.round_plans if c.round_plans is not None else np.full((1, *c.plan_index.shape), -1, np.int32),
+        c.plan_round if c.plan_round is not None else np.zeros(c.max_rounds + 1, np.int64),
         tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -94,7 +99,9 @@ def _play_fights(  # one loop nest, kept together for the compiler
     has_free: bool, free_codes: Any, free_size: int, free_played: Any, free_acts: Any, free_caught: Any,
     free_plans: Any, out_spent: Any, out_spent_back: Any, out_wear: Any, out_subdual: Any,
     out_subdual_back: Any, sub_size: Any,
-    has_first_plans: bool, first_plans: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+    has_first_plans: bool, first_plans: Any, out_wear_back: Any, attacker_states: int, ticks: bool,
+    round_end: Any, scripted: Any, out_knockout: Any, knockout_code: Any, has_round_plans: bool,
+    round_plans: Any, plan_round: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
     """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights).
 
@@ -107,7 +114,11 @@ def _play_fights(  # one loop nest, kept together for the compiler
     k_top = plan_index.shape[2] - 1
     u_top = plan_index.shape[3] - 1
     wears = plan_index.shape[4] > 1
-    wear = np.zeros(count, np.int64)  # armour state (HR-ARMDMG-1..4)
+    wear = np.zeros(count, np.int64)  # state: armour (HR-ARMDMG-1..4), conditions that come and go
+    wears_back = out_wear_back.max() >= 0  # some attack changes its attacker's state
+    knocks = out_knockout.max() > 0  # some attack is a knock-out blow (MF-KO-1)
+    attacker_axis = attacker_states > 1  # the plans read the attacker's state too
+    has_scripted = scripted.max() >= 0  # some tactic names its target
     spent = np.zeros(count, np.int64)  # deflections spent this round (DAC-DEFL-3)
     sub = np.zeros(count, np.int64)  # subdual damage taken (GAP-SUBDUAL)
     # flags: work skipped where these tables cannot need it
@@ -241,18 +252,25 @@ def _play_fights(  # one loop nest, kept together for the compiler
                 if round_no == 0 and not free_acts[verdict_code, a]:
                     continue  # surprised: no action in the free round (ODD-SURP-4)
                 best = nobody
-                mine = side_of[a]
-                for s in range(sides):  # the lowest target key among the enemies
-                    best = min(best, best_of[s] if s != mine else nobody)
-                if best == nobody:
-                    continue
-                target = np.uint64(best & 255)  # a key is rank << 8 | file index (procedures.target_keys)
+                if has_scripted and scripted[a] >= 0 and code[scripted[a]] == 0:
+                    target = np.uint64(scripted[a])  # the target its tactic names, while it stands
+                else:
+                    mine = side_of[a]
+                    for s in range(sides):  # the lowest target key among the enemies
+                        best = min(best, best_of[s] if s != mine else nobody)
+                    if best == nobody:
+                        continue
+                    target = np.uint64(best & 255)  # a key is rank << 8 | file index (procedures.target_keys)
                 k = np.uint64(min(received[target], k_top))
                 u = np.uint64(min(spent[target], u_top))
-                w = np.uint64(wear[target])
+                w = np.uint64(0)
+                if wears:
+                    w = np.uint64(wear[target] * attacker_states + (wear[a] if attacker_axis else 0))
                 if round_no == 0:
                     caught = 1 if free_caught[verdict_code, target] else 0
                     plan = free_plans[caught, a, target, k, u, w]
+                elif has_round_plans:  # tactics that apply in some rounds: that round's plans
+                    plan = round_plans[plan_round[round_no], a, target, k, u, w]
                 elif round_no == 1 and has_first_plans:  # a scripted first action
                     plan = first_plans[a, target, k, u, w]
                 else:
@@ -272,6 +290,10 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     at = status_base[target] + hp[target]
                 code[target] = status_values[np.uint64(at)]
                 tkey[target] = target_key[np.uint64(at)]
+                if knocks and out_knockout[outcome] > 0 and hp[target] <= 0:  # MF-KO-1: left at 0
+                    hp[target] = 0
+                    code[target] = knockout_code[target]
+                    tkey[target] = nobody
                 side = np.uint64(side_of[target])  # keep its side's lowest key true: rescan if it rose
                 if tkey[target] <= best_of[side]:
                     best_of[side] = tkey[target]
@@ -287,6 +309,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     spent[a] += out_spent_back[outcome]
                 if wears and out_wear[outcome] >= 0:
                     wear[target] = out_wear[outcome]
+                if wears_back and out_wear_back[outcome] >= 0:
+                    wear[a] = out_wear_back[outcome]
                 if not hits_back:
                     continue
                 received[a] += out_back[outcome]
@@ -306,6 +330,9 @@ def _play_fights(  # one loop nest, kept together for the compiler
                                 best_of[side] = min(best_of[side], tkey[j])
                     if code[a] != 0 and downed[a] < 0:
                         downed[a] = p
+            if ticks:  # conditions that end with the round
+                for j in range(count):
+                    wear[j] = round_end[j, wear[j]]
             mask = 0  # the sides with someone standing: a standing combatant has a key below NOBODY
             for s in range(sides):
                 mask |= (best_of[s] < nobody) << s

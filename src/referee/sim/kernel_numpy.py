@@ -64,12 +64,23 @@ def simulate_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally:
         free = c.free_round
         verdict_code = sample(free.table, np.zeros(n, np.int64), rng.random(n))
         _play_round(c, fights, rng, 0, (free.acts[verdict_code].T, free.surprised[verdict_code].T))
+        _round_end(c, fights, free.played[verdict_code])
         _finish(c, fights, tally, 0, free.played[verdict_code])
     while fights.size:
         round_no += 1
         _play_round(c, fights, rng, round_no)
+        _round_end(c, fights)
         _finish(c, fights, tally, round_no)
     return tally
+
+
+def _round_end(c: Compiled, fights: _Fights, played: npt.NDArray[np.bool_] | None = None) -> None:
+    """Each combatant's state after the round (Compiled.round_end: conditions that end with it);
+    `played`: the fights that played this round (the free round is not played in every fight)."""
+    if c.round_end is None:
+        return
+    after = c.round_end[np.arange(c.count)[:, None], fights.wear]
+    fights.wear = np.ascontiguousarray(after if played is None else np.where(played, after, fights.wear))
 
 
 def _finish(
@@ -101,6 +112,8 @@ def _play_round(
         actor_at, slot_first = _initiative(c, fights.code == 0, rng, round_no)
         first = c.first_plan_index if round_no == 1 else None  # a scripted first action
         plans, caught = (first if first is not None else c.plan_index), None
+        if c.round_plans is not None and c.plan_round is not None:  # tactics that apply in some rounds
+            plans = c.round_plans[c.plan_round[round_no]]
     else:
         actor_at = slot_first = np.repeat(np.arange(count, dtype=np.int32)[:, None], m, axis=1)
         assert c.free_plan_index is not None
@@ -112,6 +125,8 @@ def _play_round(
     spent = np.zeros(count * m, dtype=np.int32) if u_count > 1 else None  # deflections (DAC-DEFL-3)
     flat_wear = fights.wear.reshape(-1)
     subdues = bool((c.sub_size > 1).any())  # some attack deals subdual damage (GAP-SUBDUAL)
+    wears_back = bool((c.out_wear_back >= 0).any())
+    knocks = bool((c.out_knockout > 0).any())
     flat_plans = plans.reshape(-1)
     for p in range(count):
         a = actor_at[p]
@@ -121,6 +136,11 @@ def _play_round(
         if free is not None:
             acts &= free[0][p]  # the surprised do not act in the free round
         chosen = _preferred_target(c, fights.keyed).reshape(-1)[c.side_of[a] * m + rows]
+        if c.scripted_target is not None:  # the target a tactic names, while it stands
+            named = c.scripted_target[a]
+            some = np.flatnonzero(named >= 0)
+            some = some[flat_code[named[some] * m + some] == 0]
+            chosen[some] = named[some]
         f = np.flatnonzero(acts & (chosen < NOBODY))
         if not f.size:
             continue
@@ -134,7 +154,11 @@ def _play_round(
         cell = pair * (k_top + 1) + earlier
         # and on the deflections it has spent this round (DAC-DEFL-3)
         cell = cell * u_count + (np.minimum(spent[tt], u_count - 1) if spent is not None else 0)
-        cell = cell * w_count + (flat_wear[tt] if w_count > 1 else 0)  # and on its armour (HR-ARMDMG-1)
+        if w_count > 1:  # and on its state (armour, HR-ARMDMG-1; conditions), and maybe the attacker's
+            state = flat_wear[tt].astype(np.int64)
+            if c.attacker_states > 1:
+                state = state * c.attacker_states + flat_wear[af * m + f]
+            cell = cell * w_count + state
         plan = flat_plans[cell]
         if c.may_wait:  # no legal attack on that target: the tactics wait
             go = plan >= 0
@@ -143,12 +167,17 @@ def _play_round(
             received[tt] += 1
         outcome = sample(c.dmg, plan, rng.random(f.size))
         subdual = c.out_subdual[outcome] if subdues else None
-        _wound(c, fights, tt, tf, c.out_target[outcome], downed, p, subdual)
+        knocked_out = c.out_knockout[outcome] > 0 if knocks else None  # MF-KO-1
+        _wound(c, fights, tt, tf, c.out_target[outcome], downed, p, subdual, knocked_out)
         if w_count > 1:  # a critical damaged the target's armour or destroyed its shield
             worn = c.out_wear[outcome]
             changed = worn >= 0
             flat_wear[tt[changed]] = worn[changed]
         aa = af * m + f
+        if wears_back:  # the attack changed its attacker's state (a condition on it, a blow back's critical)
+            worn = c.out_wear_back[outcome]
+            changed = worn >= 0
+            flat_wear[aa[changed]] = worn[changed]
         if spent is not None:
             spent[tt] += c.out_spent[outcome]
             spent[aa] += c.out_spent_back[outcome]
@@ -162,10 +191,12 @@ def _play_round(
 
 
 def _wound(
-    c: Compiled, fights: _Fights, spot: Any, who: Any, damage: Any, downed: Any, p: int, subdual: Any = None
-) -> None:
+    c: Compiled, fights: _Fights, spot: Any, who: Any, damage: Any, downed: Any, p: int, subdual: Any = None,
+    knockout: Any = None,
+) -> None:  # fmt: skip
     """Take `damage` (and `subdual` damage) off the combatants at flat `spot` (combatant index `who`);
-    look up their status."""
+    look up their status. `knockout`: which blows are knock-outs (MF-KO-1: one that brings its target to
+    0 or below leaves it at 0 with its knock-out status)."""
     left = fights.hp.reshape(-1)[spot] - damage
     fights.hp.reshape(-1)[spot] = left
     size = c.sub_size[who]
@@ -176,8 +207,14 @@ def _wound(
             flat_sub[spot] += subdual
         at = at + np.minimum(flat_sub[spot], size - 1)
     status = c.status_values[at]
+    keyed = c.target_key[at]
+    if knockout is not None:
+        out = np.flatnonzero(knockout & (left <= 0))
+        fights.hp.reshape(-1)[spot[out]] = 0
+        status[out] = c.knockout_code[who[out]]
+        keyed[out] = NOBODY
     fights.code.reshape(-1)[spot] = status
-    fights.keyed.reshape(-1)[spot] = c.target_key[at]
+    fights.keyed.reshape(-1)[spot] = keyed
     downed[spot[status != 0]] = p
 
 
