@@ -47,6 +47,14 @@ class Fight:
             log(e)
         return added
 
+    def push_step(self, events: list[Event]) -> None:
+        """Apply and log the events of an action taken in its turn, then the fight's end if it has come."""
+        apply, log = self.state.apply, self.events.append
+        for e in events:
+            apply(e)
+            log(e)
+        self._maybe_end()
+
     def undo(self, count: int = 1) -> list[Event]:
         """Drop the last `count` events and rebuild the state from the rest."""
         if count <= 0:
@@ -223,8 +231,11 @@ class Fight:
         state = self.state
         if state.phase == "over":
             return []
+        standing = state.sides_standing()
+        if turns.goes_on(len(standing), round_over):
+            return []
         found = turns.fight_end(
-            state.sides_standing(), state.round, self.setup.max_rounds, round_over,
+            standing, state.round, self.setup.max_rounds, round_over,
             pending=turns.simultaneous_actions_pending(state.may_act_though_down, state.acted),
             fallen_to_finish=caches.late("tactics").fallen_to_finish(state),  # it imports the state helpers
         )  # fmt: skip
@@ -321,8 +332,11 @@ def run_fight(
     steps = 0
     limit = 10_000 + 1_000 * setup.max_rounds * max(1, len(setup.combatants))
     step = fight.step
+    lane = caches.late("lane").lane_for(setup, choose)  # the plain attacks, without the layers
+    plain = lane.step if lane is not None else None
     while fight.state.phase != "over":
-        step(pick, dice)
+        if plain is None or not plain(fight, dice):
+            step(pick, dice)
         steps += 1
         if steps > limit:  # a bug guard: a fight must end (round limit)
             raise RuntimeError("fight did not end")

@@ -1,0 +1,163 @@
+"""The plain attack step without the layers: the same choice, the same dice, the same events.
+
+Most steps of an unsteered fight are one combatant attacking the weakest enemy with its weapon, while
+nobody has a condition and nobody stands on a grid. Taken the ordinary way (:meth:`Fight.step`), such a
+step passes six tactics overrides, the closing-in check, the target choice, the plan lookup twice, the
+resolver's dispatch, the retarget rules and ten after-attack hooks, each finding nothing to do. This
+module takes it directly: :func:`lane_for` decides once per setup whether the lane may play its fights
+at all (the default tactics and the engine's own lists of hooks, no `tactic`, no grid), and
+:meth:`Lane.step` checks, before any die is rolled, that this step is such a step (no combatant with a
+condition, a single attack); any other step is left to :meth:`Fight.step`, unchanged.
+
+Why skipping is safe, hook by hook, for a melee or missile attack with no situation and no conditions
+anywhere: the overrides answer only to conditions (unable to act, held, netted, garrotting, casting) or a
+`tactic`; closing in chooses nothing when the default attack is legal (it is what the lane attacks
+with); the retarget rule (MOD-COND-GRAPPLED-2) needs a grapple, and a touch spell's loss (HR-TOUCH-3) a
+charged touch. After the roll, every after-attack hook answers only to a fumble or a critical (MF-FUMBLE-2,
+HR-ARMDMG-1: then the lane runs them all, :func:`referee.engine.resolve.attack_events`), to a condition
+(garrotte, charging, sleeping, a hold), a situation flag (into melee, called shot, stray) or grid
+positions (stray missiles, GAP-STRAY). The plans, the rolls and the events are the engine's own
+(:func:`attack_context`, :mod:`referee.engine.plan_reads`, :func:`attack_events`): the lane only leaves
+out the calls that answer nothing. ``REFEREE_ENGINE_CACHES=off`` turns it off with the caches, so that
+tests/engine/test_engine_caches.py compares every example both ways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from referee.dice import DiceSource
+from referee.engine import plan_reads, registry, tactics
+from referee.engine.actions import Action, Attack
+from referee.engine.odd_tactics import NO_SITUATION
+from referee.engine.plain_attack import plain_attack_events
+from referee.engine.resolve import attack_context, resolve_attack
+from referee.engine.routines import weapon_choices
+from referee.engine.state import ACTIVE, FightState
+from referee.errors import IllegalActionError
+from referee.rules import memo, targeting
+from referee.rules.options import FinishFallen
+from referee.setup import Setup
+
+if TYPE_CHECKING:
+    from referee.engine.fight import Fight
+
+# The lists the reasons above were checked against: a list changed since (a test, a plug-in) turns the
+# lane off for every setup, and the ordinary step plays.
+_CHECKED = (
+    registry.OVERRIDES,
+    registry.AFTER_ATTACK,
+    registry.AFTER_ACTION,
+    registry.RETARGET_RULES,
+    registry.FORM_RULES,
+)
+
+
+class Lane:
+    """What the lane keeps for one setup: each combatant's weapons to try and the declared attacks."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        self.order = {c.name: i for i, c in enumerate(setup.combatants)}
+        # combatants with one attack an action (a routine is left to the ordinary step, ODD-ATK-3)
+        self.weapons: dict[str, list[str | None]] = {
+            c.name: weapon_choices(c) for c in setup.combatants if len(c.attacks) <= 1
+        }
+        self.attacks: dict[tuple[str, str, str | None], Attack] = {}
+
+    def step(self, fight: Fight, dice: DiceSource) -> bool:
+        """Take the fight's next step when it is a plain attack (True); else touch nothing (False)."""
+        state = fight.state
+        if state.phase != "rounds" or (not state.order and not state.free_round) or not memo.ENABLED:
+            return False
+        actor = state.next_actor()
+        if actor is None:
+            return False
+        weapons = self.weapons.get(actor)
+        if weapons is None or not _quiet(state):
+            return False
+        target = self.target(state, actor)
+        if target is None:
+            return False
+        for weapon in weapons:
+            action = self.attack(actor, target, weapon)
+            try:
+                ctx = attack_context(state, action)
+                plan = plan_reads.recorded_plan(ctx)
+            except IllegalActionError:
+                continue
+            fight.push_step(plain_attack_events(state, ctx, plan, dice))
+            return True
+        return False  # no legal attack: closing in or a refusal, the ordinary step's
+
+    def target(self, state: FightState, actor: str) -> str | None:
+        """The default target (:func:`referee.rules.targeting.choose_target`, option `finish_fallen` off)."""
+        side = state.combatants[actor].side
+        order = self.order
+        return targeting.choose_target(
+            [
+                (c.name, c.hp, c.subdual, order[c.name])
+                for c in state.combatants.values()
+                if c.status == ACTIVE and c.side != side
+            ]
+        )
+
+    def attack(self, actor: str, target: str, weapon: str | None) -> Attack:
+        """The declared attack, one frozen record per (actor, target, weapon) of the setup."""
+        key = (actor, target, weapon)
+        found = self.attacks.get(key)
+        if found is None:
+            found = self.attacks[key] = Attack(actor, target=target, weapon=weapon, situation=NO_SITUATION)
+        return found
+
+
+def _quiet(state: FightState) -> bool:
+    """No combatant has a condition or a grid position: nothing for the skipped rules to answer to."""
+    for c in state.combatants.values():  # noqa: SIM110 (a loop: no generator's cost each step)
+        if c.conditions or c.position is not None:
+            return False
+    return True
+
+
+# id(setup) -> (the setup, its lane or None): the setup is kept so that its id stays its own
+_LANES: dict[int, tuple[Setup, Lane | None]] = {}
+_LIMIT = 64
+
+
+def lane_for(setup: Setup, choose: Callable[[FightState, str], Action] | None) -> Lane | None:
+    """The lane of `setup` when it may play its fights' plain steps, else None (decided once per setup)."""
+    if choose is not None and choose is not tactics.choose_action:
+        return None
+    found = _LANES.get(id(setup))
+    if found is None or found[0] is not setup:
+        if len(_LANES) >= _LIMIT:
+            _LANES.clear()
+        found = _LANES[id(setup)] = (setup, Lane(setup) if _plain(setup) else None)
+    if not _unchanged():
+        return None
+    return found[1]
+
+
+def _unchanged() -> bool:
+    """The engine's lists are the ones the lane's reasons were checked against."""
+    now = (
+        registry.OVERRIDES,
+        registry.AFTER_ATTACK,
+        registry.AFTER_ACTION,
+        registry.RETARGET_RULES,
+        registry.FORM_RULES,
+    )
+    return all(a is b for a, b in zip(now, _CHECKED, strict=True)) and _resolver() is resolve_attack
+
+
+def _resolver() -> Any:
+    return registry.RESOLVERS.get(Attack)
+
+
+def _plain(setup: Setup) -> bool:
+    """A setup whose plain steps the lane may take: no `tactic`, no grid, the default targets (option
+    `finish_fallen` off)."""
+    if setup.ruleset.finish_fallen is not FinishFallen.OFF:
+        return False
+    return all(c.tactic is None and c.position is None for c in setup.combatants)
