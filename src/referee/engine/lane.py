@@ -32,11 +32,13 @@ from referee.engine import plan_reads, registry, tactics
 from referee.engine.actions import Action, Attack
 from referee.engine.odd_tactics import NO_SITUATION
 from referee.engine.plain_attack import plain_attack_events
-from referee.engine.resolve import attack_context, resolve_attack
+from referee.engine.resolve import attack_form, off_grid_gap, resolve_attack
 from referee.engine.routines import weapon_choices
-from referee.engine.state import ACTIVE, FightState
+from referee.engine.state import ACTIVE, CombatantState, FightState
 from referee.errors import IllegalActionError
+from referee.model import Weapon
 from referee.rules import memo, targeting
+from referee.rules.context import AttackContext, AttackForm
 from referee.rules.options import FinishFallen
 from referee.setup import Setup
 
@@ -64,7 +66,7 @@ class Lane:
         self.weapons: dict[str, list[str | None]] = {
             c.name: weapon_choices(c) for c in setup.combatants if len(c.attacks) <= 1
         }
-        self.attacks: dict[tuple[str, str, str | None], Attack] = {}
+        self.forms: dict[tuple[str, str | None, str, int], tuple[Weapon, AttackForm] | None] = {}
 
     def step(self, fight: Fight, dice: DiceSource) -> bool:
         """Take the fight's next step when it is a plain attack (True); else touch nothing (False)."""
@@ -80,16 +82,38 @@ class Lane:
         target = self.target(state, actor)
         if target is None:
             return False
+        attacker, defender = state.combatants[actor], state.combatants[target]
+        distance = off_grid_gap(state, attacker, defender)  # no grid: the gap left (ODD-ACT-ATK)
         for weapon in weapons:
-            action = self.attack(actor, target, weapon)
+            found = self.form(attacker, weapon, target, distance)
+            if found is None:
+                continue
+            ctx = _context(state, attacker, defender, found[0], found[1], distance)
             try:
-                ctx = attack_context(state, action)
                 plan = plan_reads.recorded_plan(ctx)
             except IllegalActionError:
                 continue
             fight.push_step(plain_attack_events(state, ctx, plan, dice))
             return True
         return False  # no legal attack: closing in or a refusal, the ordinary step's
+
+    def form(
+        self, attacker: CombatantState, weapon: str | None, target: str, distance: int
+    ) -> tuple[Weapon, AttackForm] | None:
+        """The weapon and form of the attack declared with `weapon` at `distance` (:func:`attack_form`, which
+        reads only the sheet), or None when it is refused; worked out once per declaration and distance."""
+        key = (attacker.name, weapon, target, distance)
+        found = self.forms.get(key, _MISSING)
+        if found is _MISSING:
+            try:
+                named = attacker.spec.weapon(weapon)
+                found = (named, attack_form(attacker, named, None, distance))
+            except IllegalActionError:
+                found = None
+            if len(self.forms) >= 4096:
+                self.forms.clear()
+            self.forms[key] = found
+        return found  # type: ignore[return-value]
 
     def target(self, state: FightState, actor: str) -> str | None:
         """The default target (:func:`referee.rules.targeting.choose_target`, option `finish_fallen` off)."""
@@ -103,13 +127,26 @@ class Lane:
             ]
         )
 
-    def attack(self, actor: str, target: str, weapon: str | None) -> Attack:
-        """The declared attack, one frozen record per (actor, target, weapon) of the setup."""
-        key = (actor, target, weapon)
-        found = self.attacks.get(key)
-        if found is None:
-            found = self.attacks[key] = Attack(actor, target=target, weapon=weapon, situation=NO_SITUATION)
-        return found
+
+def _context(
+    state: FightState,
+    attacker: CombatantState,
+    defender: CombatantState,
+    weapon: Weapon,
+    form: AttackForm,
+    distance: int,
+) -> AttackContext:
+    """The context :func:`attack_context` builds for the lane's attack (no situation, no charge, not free),
+    without a frozen dataclass's per-field ``__setattr__``."""
+    made = object.__new__(AttackContext)
+    made.__dict__.update(
+        state=state, attacker=attacker, defender=defender, weapon=weapon, form=form, situation=NO_SITUATION,
+        charge=False, distance=distance, free_attack=False,
+    )  # fmt: skip
+    return made
+
+
+_MISSING = object()
 
 
 def _quiet(state: FightState) -> bool:

@@ -16,6 +16,7 @@ from referee.engine.caches import (
 )
 from referee.engine.events import Event, EventType, at_round, event
 from referee.engine.state import CombatantState, FightState
+from referee.model import Weapon
 from referee.errors import IllegalActionError
 from referee.rules import attack_roll, decisive, hit_points, hooks, memo, movement
 from referee.rules.attack import AttackPlan, Effect
@@ -101,7 +102,27 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
         raise IllegalActionError(f"{action.target} is already dead")
     weapon = attacker.spec.weapon(action.weapon)
     distance = attack_distance(state, attacker, defender, action.distance or action.situation.distance)
-    form = action.form
+    form = attack_form(attacker, weapon, action.form, distance)
+    return AttackContext(
+        state=state,
+        attacker=attacker,
+        defender=defender,
+        weapon=weapon,
+        form=form,
+        situation=situation,
+        charge=action.charge,
+        distance=distance,
+        free_attack=free,
+    )
+
+
+def attack_form(
+    attacker: CombatantState, weapon: Weapon, declared: AttackForm | None, distance: int
+) -> AttackForm:
+    """The form of an attack with `weapon` at `distance`: the declared one, else ranged for a missile
+    weapon (or a thrown one beyond its reach), melee otherwise, refined by the form rules (ODD-UNARMED-2);
+    refused when the weapon cannot be used so (ODD-RANGED-1). It reads only the attacker's sheet."""
+    form = declared
     if form is None:
         form = (
             AttackForm.RANGED
@@ -114,17 +135,7 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
         raise IllegalActionError(f"{weapon.name} is not a missile weapon and cannot be thrown")
     if form is AttackForm.MELEE and weapon.kind.value == "propelled":
         raise IllegalActionError(f"{weapon.name} is a missile weapon; use it at range (ODD-RANGED-1)")
-    return AttackContext(
-        state=state,
-        attacker=attacker,
-        defender=defender,
-        weapon=weapon,
-        form=form,
-        situation=situation,
-        charge=action.charge,
-        distance=distance,
-        free_attack=free,
-    )
+    return form
 
 
 # --- rolling a plan: the procedures live in rules/attack_roll.py (re-exported for older callers) -------

@@ -89,9 +89,19 @@ def roll_unit(
         return UnitRoll(unit, face, (face,))
     c = members[0]
     face = dice.roll(10, f"initiative {c.name}")
-    delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice)) if DELAY_RULES else ()
+    if not DELAY_RULES:
+        return _unit_roll(unit, face, (face, c.abilities.dexterity))
+    delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice))
     delay = sum(d[0] for d in delays) if delays else 0
     return UnitRoll(unit, face, (face - delay, c.abilities.dexterity), delays)
+
+
+def _unit_roll(unit: str, face: int, key: tuple[int, ...]) -> UnitRoll:
+    """``UnitRoll(unit, face, key)`` without a frozen dataclass's per-field ``__setattr__`` (one per
+    combatant and round)."""
+    made = object.__new__(UnitRoll)
+    made.__dict__.update(unit=unit, face=face, key=key, delays=())
+    return made
 
 
 def order_from_rolls(
@@ -193,7 +203,22 @@ def longest_reach(c: Combatant) -> int:
 
 
 def has_first_strike(big: Combatant, small: Combatant) -> str | None:
-    """ODD-INIT-5: reach over 10 ft against reach under 6 ft, or Large-or-bigger against Medium-or-smaller."""
+    """ODD-INIT-5: reach over 10 ft against reach under 6 ft, or Large-or-bigger against Medium-or-smaller.
+    A pure function of two frozen sheets: answered once per pair (asked for every pair in round 1)."""
+    key = (id(big), id(small))
+    found = _FIRST_STRIKES.get(key)
+    if found is None or found[0] is not big or found[1] is not small:
+        if len(_FIRST_STRIKES) >= 4096:
+            _FIRST_STRIKES.clear()
+        found = _FIRST_STRIKES[key] = (big, small, _first_strike(big, small))
+    return found[2]
+
+
+# (id(big), id(small)) -> (big, small, the answer): the sheets are kept so that their ids stay theirs
+_FIRST_STRIKES: dict[tuple[int, int], tuple[Combatant, Combatant, str | None]] = {}
+
+
+def _first_strike(big: Combatant, small: Combatant) -> str | None:
     if longest_reach(big) > 10 and longest_reach(small) < 6:
         return "longer reach"
     if big.size >= Size.LARGE and small.size <= Size.MEDIUM:
