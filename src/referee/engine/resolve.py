@@ -16,8 +16,8 @@ from referee.engine.caches import (
 )
 from referee.engine.events import Event, EventType, at_round, event
 from referee.engine.state import CombatantState, FightState
-from referee.model import Weapon
 from referee.errors import IllegalActionError
+from referee.model import Weapon
 from referee.rules import attack_roll, decisive, hit_points, hooks, memo, movement
 from referee.rules.attack import AttackPlan, Effect
 from referee.rules.context import AttackContext, AttackForm
