@@ -159,7 +159,7 @@ class Fight:
         if self.needs() != "round":
             raise IllegalActionError(f"cannot start a round now (the fight needs: {self.needs()})")
         number = self.state.round + 1
-        added = self.push([event(EventType.ROUND_START, number, rule="ODD-ROUND-1", text=f"round {number}")])
+        added = self.push([_round_marker(EventType.ROUND_START, number)])
         added += self.push([self._initiative_event(number, dice)])
         for hook in START_OF_ROUND:
             added += self.push(hook(self.state, dice))
@@ -211,7 +211,7 @@ class Fight:
         for hook in END_OF_ROUND:
             added += self.push(hook(self.state, dice))
         added += self.push(self._expiry_events(number))
-        added += self.push([event(EventType.ROUND_END, number, text=f"end of round {number}")])
+        added += self.push([_round_marker(EventType.ROUND_END, number)])
         added += self._maybe_end(round_over=True)
         return added
 
@@ -295,6 +295,25 @@ class Fight:
         return FightResult(
             self.state.winner, self.state.round, self.state.snapshot()["combatants"], self.events
         )
+
+
+def _round_marker(kind: EventType, number: int) -> Event:
+    """The ROUND_START (ODD-ROUND-1) or ROUND_END event of round `number`: frozen and the same in every
+    fight, so made once per round number."""
+    key = (kind, number)
+    found = _MARKERS.get(key)
+    if found is None:
+        if len(_MARKERS) >= 4096:
+            _MARKERS.clear()
+        if kind is EventType.ROUND_START:
+            found = event(EventType.ROUND_START, number, rule="ODD-ROUND-1", text=f"round {number}")
+        else:
+            found = event(EventType.ROUND_END, number, text=f"end of round {number}")
+        _MARKERS[key] = found
+    return found
+
+
+_MARKERS: dict[tuple[EventType, int], Event] = {}
 
 
 @dataclass(frozen=True)

@@ -69,13 +69,18 @@ class Lane:
         self.forms: dict[tuple[str, str | None, str, int], tuple[Weapon, AttackForm] | None] = {}
 
     def step(self, fight: Fight, dice: DiceSource) -> bool:
-        """Take the fight's next step when it is a plain attack (True); else touch nothing (False)."""
+        """Take the fight's next step when it is a plain attack, a round's start or its end (True); else
+        touch nothing (False)."""
         state = fight.state
-        if state.phase != "rounds" or (not state.order and not state.free_round) or not memo.ENABLED:
-            return False
+        if state.phase != "rounds" or not memo.ENABLED:
+            return False  # the set-up (Fight.begin) or the end
+        if not state.order and not state.free_round:
+            fight.start_round(dice)  # what Fight.step takes then, without asking again what is needed
+            return True
         actor = state.next_actor()
         if actor is None:
-            return False
+            fight.end_round(dice)
+            return True
         weapons = self.weapons.get(actor)
         if weapons is None or not _quiet(state):
             return False
