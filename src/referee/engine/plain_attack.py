@@ -28,22 +28,25 @@ from referee.rules import attack_roll
 from referee.rules.attack import AttackPlan
 from referee.rules.context import AttackContext
 
-_PROCEDURES = (
-    attack_roll.roll_attack,
-    attack_roll.confirm_critical,
-    attack_roll.confirm_fumble,
-    attack_roll.miss_chance_roll,
-    attack_roll.roll_damage,
-    attack_roll.damage_recipe,
-)
+# the procedures as imported: one replaced since (a house rule, a test) sends attacks the ordinary way
+_ROLL_ATTACK = attack_roll.roll_attack
+_CONFIRM_CRITICAL = attack_roll.confirm_critical
+_CONFIRM_FUMBLE = attack_roll.confirm_fumble
+_MISS_CHANCE_ROLL = attack_roll.miss_chance_roll
+_ROLL_DAMAGE = attack_roll.roll_damage
+_DAMAGE_RECIPE = attack_roll.damage_recipe
 
 
 def _unreplaced() -> bool:
-    now = (
-        attack_roll.roll_attack, attack_roll.confirm_critical, attack_roll.confirm_fumble,
-        attack_roll.miss_chance_roll, attack_roll.roll_damage, attack_roll.damage_recipe,
-    )  # fmt: skip
-    return all(a is b for a, b in zip(now, _PROCEDURES, strict=True))
+    a = attack_roll
+    return (
+        a.roll_attack is _ROLL_ATTACK
+        and a.confirm_critical is _CONFIRM_CRITICAL
+        and a.confirm_fumble is _CONFIRM_FUMBLE
+        and a.miss_chance_roll is _MISS_CHANCE_ROLL
+        and a.roll_damage is _ROLL_DAMAGE
+        and a.damage_recipe is _DAMAGE_RECIPE
+    )
 
 
 def is_plain(plan: AttackPlan) -> bool:
@@ -73,29 +76,61 @@ def plain_attack_events(
         return attack_events(state, ctx, plan, dice, action_data(plan), quiet=True)
     r = state.round
     told = account.told
-    act = told.get("action")
+    act = told.get(("action", r))
     if act is None:
-        act = event(EventType.ACTION, r, actor=plan.attacker, target=plan.defender, data=action_data(plan))
-        resolve.keep_event(told, "action", act, 1)
-    out = [at_round(act, r)]
+        act = _in_round(told, "action", r, lambda: _action_event(plan, r))
+    out = [act]
     face = dice.roll(plan.check.sides, "attack")
-    key = (face, ctx.charge, ctx.distance)
+    key = (face, ctx.charge, ctx.distance, r)
     found = told.get(key)
     if found is None:
-        tape = DiceTape(ScriptedDice([face], then=dice))  # the face drawn, then any more the roll asks for
-        outcome = attack_roll.roll_attack(plan, tape)
-        attack_dice = tape.take()
-        found = (outcome, attack_event(ctx, plan, outcome, attack_dice, r))
-        if len(attack_dice) == 1:
-            resolve.keep_event(told, key, found, 1)
+        found = _rolled(state, ctx, plan, dice, account, face)
     outcome, attack = found
-    out.append(at_round(attack, r))
+    out.append(attack)
     if outcome.hit and not plan.damage.none:
         out += _damage_events(state, plan, outcome, dice, account)
     if outcome.fumble or outcome.critical:
         for hook in late("registry").AFTER_ATTACK:  # fumbles, armour damage...
             out += hook(state, ctx, plan, outcome, dice)
     return out
+
+
+def _action_event(plan: AttackPlan, r: int) -> Event:
+    return event(EventType.ACTION, r, actor=plan.attacker, target=plan.defender, data=action_data(plan))
+
+
+def _in_round(told: dict[Any, Any], key: Any, r: int, make: Any) -> Any:
+    """What is kept under `key` as it reads in round `r`: kept per round, made from the round-free one
+    (itself made by `make` once) with :func:`at_round`, so that a kept event is copied once per round."""
+    base = told.get(key)
+    if base is None:
+        base = make()
+        resolve.keep_event(told, key, base, 1)
+    found = at_round(base, r)
+    resolve.keep_event(told, (key, r), found, 1)
+    return found
+
+
+def _rolled(
+    state: FightState, ctx: AttackContext, plan: AttackPlan, dice: DiceSource, account: Any, face: int
+) -> tuple[attack_roll.AttackOutcome, Event]:
+    """The outcome and ATTACK event of attack face `face`: from the procedures (any further die they ask
+    for drawn from `dice`), kept when that face was all they needed."""
+    r = state.round
+    key = (face, ctx.charge, ctx.distance)
+    told = account.told
+    found = told.get(key)
+    if found is None:
+        tape = DiceTape(ScriptedDice([face], then=dice))  # the face drawn, then any more the roll asks for
+        outcome = attack_roll.roll_attack(plan, tape)
+        attack_dice = tape.take()
+        found = (outcome, attack_event(ctx, plan, outcome, attack_dice, r))
+        if len(attack_dice) > 1:
+            return found
+        resolve.keep_event(told, key, found, 1)
+    served = (found[0], at_round(found[1], r))
+    resolve.keep_event(told, (*key, r), served, 1)
+    return served
 
 
 def _damage_events(
@@ -118,11 +153,14 @@ def _damage_events(
     draw = dice.roll
     faces = tuple(draw(sides, "damage") for count, sides in recipe for _ in range(count))
     defender = state.combatants[plan.defender]
-    key = ("hit", critical, faces, defender.hp, defender.subdual, defender.status)
-    found = told.get(key)
-    if found is None:
-        events = hit_damage_events(state, plan, outcome, DiceTape(ScriptedDice(faces)), None)
-        found = tuple(events)
-        resolve.keep_event(told, key, found, len(found))
     r = state.round
-    return [at_round(e, r) for e in found]
+    key = ("hit", critical, faces, defender.hp, defender.subdual, defender.status)
+    found = told.get((key, r))
+    if found is None:
+        base = told.get(key)
+        if base is None:
+            base = tuple(hit_damage_events(state, plan, outcome, DiceTape(ScriptedDice(faces)), None))
+            resolve.keep_event(told, key, base, len(base))
+        found = tuple(at_round(e, r) for e in base)
+        resolve.keep_event(told, (key, r), found, len(found))
+    return list(found)

@@ -192,7 +192,14 @@ class _Path:
         try:
             if self.plain:
                 people = state.combatants
-                return tuple(freeze(getattr(people[who], name)) for who, name, _ in self.asks)  # type: ignore[index]
+                out = []
+                for who, name, _ in self.asks:
+                    value = getattr(people[who], name)  # type: ignore[index]
+                    kind = value.__class__  # most answers are plain values or no conditions: no call
+                    out.append(
+                        value if kind in _PLAIN else _EMPTY if kind is dict and not value else freeze(value)
+                    )
+                return tuple(out)
             return tuple(_answer(state, who, name, args) for who, name, args in self.asks)
         except Exception:  # a question this fight cannot answer: this path is not the one taken here
             return None

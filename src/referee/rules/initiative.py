@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from referee.dice import DiceSource
 from referee.model import Combatant, Size
+from referee.rules import memo
 from referee.rules.options import Initiative as InitiativeOption  # not this module's Initiative
 from referee.rules.ruleset import Ruleset
 
@@ -121,9 +122,41 @@ def roll_initiative(
     members = members_of_units(ruleset, active, sides)
     by_name = {c.name: c for c in active}
     rolls = [roll_unit(ruleset, unit, [by_name[n] for n in members[unit]], number, dice) for unit in units]
+    first = number == 1 and bool(ruleset.first_strike_reach_size)
+    if not memo.ENABLED or len(rolls) > _FEW_UNITS:
+        return _ordered(ruleset, rolls, members, by_name, first)
+    # the rest is a pure function of the rolls, the sheets and the procedures: worked out once for the
+    # same rolls of the same sheets (a duel's hundred pairs of faces come up again and again; with more
+    # units the same faces seldom come up twice, and asking would only cost)
+    key = (
+        id(ruleset), tuple((r.unit, r.key, r.face, r.delays) for r in rolls), tuple(map(id, active)), first,
+        order_from_rolls, apply_first_strike, explain_order,
+    )  # fmt: skip
+    found = _ORDERS.get(key)
+    if found is None or found[0] is not ruleset or found[1] != active:
+        if len(_ORDERS) >= _ORDERS_LIMIT:
+            _ORDERS.clear()
+        found = _ORDERS[key] = (ruleset, list(active), _ordered(ruleset, rolls, members, by_name, first))
+    return found[2]
+
+
+# the key above -> (the ruleset, the sheets, the answer): kept so that their ids stay theirs
+_ORDERS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], Initiative]] = {}
+_ORDERS_LIMIT = 4096
+_FEW_UNITS = 3
+
+
+def _ordered(
+    ruleset: Ruleset,
+    rolls: Sequence[UnitRoll],
+    members: Mapping[str, Sequence[str]],
+    by_name: Mapping[str, Combatant],
+    first_round: bool,
+) -> Initiative:
+    """The slots from the rolls, first strike in the first round, the rule and the account's notes."""
     order = order_from_rolls(ruleset, rolls, members)
     moves: list[dict[str, str]] = []
-    if number == 1 and ruleset.first_strike_reach_size:
+    if first_round:
         order, moves = apply_first_strike(order, by_name)
     rule, notes = explain_order(ruleset, rolls, moves)
     return Initiative(order, {r.unit: r.face for r in rolls}, moves, rule, notes)
@@ -218,6 +251,20 @@ def has_first_strike(big: Combatant, small: Combatant) -> str | None:
 _FIRST_STRIKES: dict[tuple[int, int], tuple[Combatant, Combatant, str | None]] = {}
 
 
+def _may_strike_first(big: Combatant) -> bool:
+    """Whether `big` could have first strike over anyone (:func:`has_first_strike` asks one of these)."""
+    found = _FIRST_STRIKERS.get(id(big))
+    if found is None or found[0] is not big:
+        if len(_FIRST_STRIKERS) >= 4096:
+            _FIRST_STRIKERS.clear()
+        found = _FIRST_STRIKERS[id(big)] = (big, longest_reach(big) > 10 or big.size >= Size.LARGE)
+    return found[1]
+
+
+# id(sheet) -> (the sheet, whether it may strike first): the sheet is kept so that its id stays its own
+_FIRST_STRIKERS: dict[int, tuple[Combatant, bool]] = {}
+
+
 def _first_strike(big: Combatant, small: Combatant) -> str | None:
     if longest_reach(big) > 10 and longest_reach(small) < 6:
         return "longer reach"
@@ -237,6 +284,8 @@ def apply_first_strike(
     slots = [list(s) for s in slots]
     for name in [n for slot in slots for n in slot]:
         me = combatants[name]
+        if not _may_strike_first(me):
+            continue  # neither reach over 10 ft nor Large: first strike over nobody (ODD-INIT-5)
         my_slot = next(i for i, s in enumerate(slots) if name in s)
         for i, slot in enumerate(slots[:my_slot]):
             foes = [n for n in slot if combatants[n].side != me.side and has_first_strike(me, combatants[n])]
