@@ -10,7 +10,7 @@ list of reads (plans of one declaration that asked the same questions are kept i
 answers, so a lookup asks the questions once). Another attack with the same declaration, in this or any later fight of the same setup,
 gets the kept plan if every read gives the same answer on its fight, in the same order: the rules would
 take the same path and reach the same plan (or the same refusal). A read that cannot be compared (an
-unknown kind of value) makes the plan not kept at all.
+unknown kind of value) makes the plan not kept at all. Equal plans are kept as one object (:func:`interned`).
 """
 
 from __future__ import annotations
@@ -258,6 +258,8 @@ def recorded_plan(
         return plan(ctx)  # a read that cannot be compared: planned again on the fight itself, not kept
     if recorder.unkept:
         return plan(ctx)
+    if isinstance(result, AttackPlan):
+        result = interned(result)
     _keep(key, recorder.reads, result, (state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon))
     if isinstance(result, IllegalActionError):
         raise raised_afresh(result)
@@ -285,8 +287,27 @@ def _keep(
     path.by_answers[tuple(answer for *_, answer in reads)] = result
 
 
+def interned(plan: AttackPlan) -> AttackPlan:
+    """The one kept plan equal to `plan` (itself the first time): plans equal in every field (another list
+    of this round's attackers that changed nothing, another of the same orcs) are one object, so what is
+    kept per plan (its events, engine/resolve.py) is worked out once for all of them."""
+    try:
+        found = _PLANS.get(plan)
+    except TypeError:  # a field that cannot be hashed: kept as it is
+        return plan
+    if found is None:
+        if len(_PLANS) >= _BUDGET:
+            _PLANS.clear()
+        found = _PLANS[plan] = plan
+    return found
+
+
+_PLANS: dict[AttackPlan, AttackPlan] = {}
+
+
 def forget() -> None:
     """Forget every kept plan (tests; the budget spent)."""
     global _count
     _kept.clear()
+    _PLANS.clear()
     _count = 0
