@@ -20,7 +20,7 @@ from referee.engine.registry import START_OF_ROUND as START_OF_ROUND
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
-from referee.rules import hit_points, initiative, surprise, turns
+from referee.rules import hit_points, initiative, memo, surprise, turns
 from referee.setup import Setup
 
 # The round hooks (scripted charges, segment delays; garrotte counts, drowning...) are listed in order in
@@ -109,11 +109,25 @@ class Fight:
 
     def _setup_event(self, dice: DiceSource) -> Event:
         tape = DiceTape(dice)
-        hp = {c.name: hit_points.roll_hit_points(c, tape) for c in self.setup.combatants}
+        setup = self.setup
+        hp = {c.name: hit_points.roll_hit_points(c, tape) for c in setup.combatants}
+        rolled = tape.take()
+        if not memo.ENABLED:
+            return self._made_setup_event(hp, rolled)
+        # the same set-up and dice: the same event (a duel's goblin has six ways to begin)
+        key = (id(setup), len(setup.combatants), rolled, tuple(hp.values()))
+        found = _SETUPS.get(key)
+        if found is None or found[0] is not setup:
+            if len(_SETUPS) >= 4096:
+                _SETUPS.clear()
+            found = _SETUPS[key] = (setup, self._made_setup_event(hp, rolled))
+        return found[1]
+
+    def _made_setup_event(self, hp: dict[str, int], rolled: tuple[DieRoll, ...]) -> Event:
         conditions = {c.name: list(c.conditions) for c in self.setup.combatants if c.conditions}
         lasting = {c.name: dict(c.condition_rounds) for c in self.setup.combatants if c.condition_rounds}
         return event(
-            EventType.SETUP, 0, dice=tape.take(), rule="ODD-HD-2",
+            EventType.SETUP, 0, dice=rolled, rule="ODD-HD-2",
             text="hit points: " + ", ".join(f"{n} {v}" for n, v in hp.items()),
             data={"hp": hp, "conditions": conditions, "condition_rounds": lasting, "name": self.setup.name},
         )  # fmt: skip
@@ -241,22 +255,27 @@ class Fight:
         )  # fmt: skip
         if found is None:
             return []
-        members = [c.name for c in self.setup.combatants if c.side == found.winner]  # "Lucas wins"
+        return self.push([self._end_event(found.winner, found.reason)])
+
+    def _end_event(self, winner: str | None, reason: str) -> Event:
+        """The FIGHT_END event: made once per set-up, winner, reason and round (frozen, like the others)."""
+        setup, number = self.setup, self.state.round
+        key = (id(setup), len(setup.combatants), winner, reason, number)
+        found = _ENDS.get(key) if memo.ENABLED else None
+        if found is not None and found[0] is setup:
+            return found[1]
+        members = [c.name for c in setup.combatants if c.side == winner]  # "Lucas wins"
         text = (
-            f"round limit {state.round} reached"
-            if found.reason == turns.ROUND_LIMIT
-            else turns.winner_text(found.winner, members)
+            f"round limit {number} reached"
+            if reason == turns.ROUND_LIMIT
+            else turns.winner_text(winner, members)
         )
-        return self.push(
-            [
-                event(
-                    EventType.FIGHT_END,
-                    state.round,
-                    text=text,
-                    data={"winner": found.winner, "reason": found.reason},
-                )
-            ]
-        )
+        made = event(EventType.FIGHT_END, number, text=text, data={"winner": winner, "reason": reason})
+        if memo.ENABLED:
+            if len(_ENDS) >= 4096:
+                _ENDS.clear()
+            _ENDS[key] = (setup, made)
+        return made
 
     def take(self, step: str, dice: DiceSource, action: Action | None = None) -> list[Event]:
         """Take a named step: `begin`, `round`, `action` (with `action`) or `end_round`."""
@@ -314,6 +333,10 @@ def _round_marker(kind: EventType, number: int) -> Event:
 
 
 _MARKERS: dict[tuple[EventType, int], Event] = {}
+# (id(setup), its number of combatants, ...) -> (the setup, the event): the setup is kept so that its id
+# stays its own; its count of combatants, so that a latecomer's fight asks again
+_SETUPS: dict[tuple[object, ...], tuple[Setup, Event]] = {}
+_ENDS: dict[tuple[object, ...], tuple[Setup, Event]] = {}
 
 
 @dataclass(frozen=True)

@@ -118,10 +118,8 @@ def roll_initiative(
 ) -> Initiative:
     """Round `number`'s order for the active combatants (ODD-INIT-1..6): one :func:`roll_unit` per unit
     in file (or side) order, the slots, then first strike in the first round (ODD-INIT-5/6)."""
-    units = initiative_units(ruleset, active, sides)
-    members = members_of_units(ruleset, active, sides)
-    by_name = {c.name: c for c in active}
-    rolls = [roll_unit(ruleset, unit, [by_name[n] for n in members[unit]], number, dice) for unit in units]
+    units, members, by_name, sheets = _units(ruleset, active, sides)
+    rolls = [roll_unit(ruleset, unit, sheets[unit], number, dice) for unit in units]
     first = number == 1 and bool(ruleset.first_strike_reach_size)
     if not memo.ENABLED or len(rolls) > _FEW_UNITS:
         return _ordered(ruleset, rolls, members, by_name, first)
@@ -138,6 +136,31 @@ def roll_initiative(
             _ORDERS.clear()
         found = _ORDERS[key] = (ruleset, list(active), _ordered(ruleset, rolls, members, by_name, first))
     return found[2]
+
+
+_Units = tuple[list[str], dict[str, list[str]], dict[str, Combatant], dict[str, list[Combatant]]]
+
+
+def _units(ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]) -> _Units:
+    """Who rolls, whom each unit stands for (names and sheets) and the sheets by name: the same every round
+    while the same combatants stand, so worked out once for them (unless the engine's caches are off)."""
+    key = (id(ruleset), tuple(map(id, active)), tuple(sides))
+    found = _UNITS.get(key) if memo.ENABLED else None
+    if found is not None and found[0] is ruleset and found[1] == active:
+        return found[2]
+    units = initiative_units(ruleset, active, sides)
+    members = members_of_units(ruleset, active, sides)
+    by_name = {c.name: c for c in active}
+    made = (units, members, by_name, {u: [by_name[n] for n in members[u]] for u in units})
+    if memo.ENABLED:
+        if len(_UNITS) >= _ORDERS_LIMIT:
+            _UNITS.clear()
+        _UNITS[key] = (ruleset, list(active), made)
+    return made
+
+
+# (id(ruleset), the active sheets' ids, the sides) -> (the ruleset, the sheets, the answer)
+_UNITS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], _Units]] = {}
 
 
 # the key above -> (the ruleset, the sheets, the answer): kept so that their ids stay theirs
