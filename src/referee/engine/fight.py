@@ -183,8 +183,13 @@ class Fight:
         tape = DiceTape(dice)
         active = [c.spec for c in self.state.combatants.values() if c.is_active()]
         found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)
-        text = " > ".join("=".join(slot) for slot in found.order)
-        text += "".join(f"; {note}" for note in found.notes)  # Dex ties, simultaneous slots, first strikes
+        text: str | None = found.__dict__.get("_text")  # an order kept for the same rolls: told once
+        if text is None:
+            text = " > ".join("=".join(slot) for slot in found.order)
+            text += "".join(
+                f"; {note}" for note in found.notes
+            )  # Dex ties, simultaneous slots, first strikes
+            object.__setattr__(found, "_text", text)
         return event(
             EventType.INITIATIVE, number, dice=tape.take(), rule=found.rule, text=f"initiative: {text}",
             data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},
@@ -245,6 +250,8 @@ class Fight:
         state = self.state
         if state.phase == "over":
             return []
+        if not round_over and state.several_sides_standing():
+            return []  # turns.goes_on: nothing else can end the fight now
         standing = state.sides_standing()
         if turns.goes_on(len(standing), round_over):
             return []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from referee.engine.events import Event, EventType
@@ -77,6 +77,26 @@ class CombatantState:
         }
 
 
+# CombatantState's fields with a plain default, and those made by a factory: what its __init__ sets
+_DEFAULTS = {f.name: f.default for f in fields(CombatantState) if f.init and f.default is not MISSING}
+_FACTORIES = tuple(
+    (f.name, f.default_factory) for f in fields(CombatantState) if f.init and f.default_factory is not MISSING
+)
+
+
+def _new_combatant(spec: Combatant, fight: FightState) -> CombatantState:
+    """``CombatantState(spec=spec, fight=fight, position=spec.position)`` field for field, without the
+    generated ``__init__``'s keyword handling (each fight makes one per combatant)."""
+    made = object.__new__(CombatantState)
+    values = made.__dict__
+    values.update(_DEFAULTS)
+    for name, factory in _FACTORIES:
+        values[name] = factory()
+    values["spec"], values["fight"], values["position"] = spec, fight, spec.position
+    made.__post_init__()
+    return made
+
+
 @dataclass
 class FightState:
     """Where a fight stands. Change it only through :meth:`apply`."""
@@ -98,7 +118,7 @@ class FightState:
     def initial(cls, setup: Setup) -> FightState:
         state = cls(setup)
         for spec in setup.combatants:
-            state.combatants[spec.name] = CombatantState(spec=spec, fight=state, position=spec.position)
+            state.combatants[spec.name] = _new_combatant(spec, state)
         return state
 
     # --- queries -------------------------------------------------------------------------------
@@ -116,6 +136,17 @@ class FightState:
     def living_enemies(self, name: str) -> list[CombatantState]:
         side = self[name].side
         return [c for c in self.combatants.values() if c.status == ACTIVE and c.side != side]
+
+    def several_sides_standing(self) -> bool:
+        """Whether combatants of two sides or more are active (what the fight's end asks first)."""
+        first = None
+        for c in self.combatants.values():
+            if c.status == ACTIVE:
+                if first is None:
+                    first = c.side
+                elif c.side != first:
+                    return True
+        return False
 
     def sides_standing(self) -> list[str]:
         standing = {c.side for c in self.combatants.values() if c.status == ACTIVE}
