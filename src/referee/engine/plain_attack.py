@@ -72,10 +72,15 @@ def plain_attack_events(
     """The events of :func:`attack_events` for the lane's attack (``quiet``: the after-attack hooks run only
     after a fumble or a critical), the same dice drawn in the same order."""
     account = resolve.kept_account(plan, state.setup.ruleset)
-    if account is None or not is_plain(plan) or not _unreplaced():
+    if account is None or not _unreplaced():
+        return attack_events(state, ctx, plan, dice, action_data(plan), quiet=True)
+    told = account.told
+    plain = told.get("plain")
+    if plain is None:
+        plain = told["plain"] = is_plain(plan)  # a frozen plan's: asked once
+    if not plain:
         return attack_events(state, ctx, plan, dice, action_data(plan), quiet=True)
     r = state.round
-    told = account.told
     act = told.get(("action", r))
     if act is None:
         act = _in_round(told, "action", r, lambda: _action_event(plan, r))
