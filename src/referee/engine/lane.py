@@ -57,7 +57,8 @@ _CHECKED = (
 
 
 class Lane:
-    """What the lane keeps for one setup: each combatant's weapons to try and the declared attacks."""
+    """What the lane keeps for one setup: each combatant's weapons to try, the weapon and form of each
+    declared attack at each distance."""
 
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
@@ -72,8 +73,8 @@ class Lane:
         """Take the fight's next step when it is a plain attack, a round's start or its end (True); else
         touch nothing (False)."""
         state = fight.state
-        if state.phase != "rounds" or not memo.ENABLED:
-            return False  # the set-up (Fight.begin) or the end
+        if state.phase != "rounds" or not memo.ENABLED or state.setup is not self.setup:
+            return False  # the set-up (Fight.begin), the end, or a setup changed since (a latecomer)
         if not state.order and not state.free_round:
             fight.start_round(dice)  # what Fight.step takes then, without asking again what is needed
             return True
