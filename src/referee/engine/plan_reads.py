@@ -185,16 +185,20 @@ class _Path:
         self.asks = asks
         self.alive = alive  # the setup, specs and weapon whose ids are in the key: kept, so theirs
         self.by_answers: dict[tuple[Hashable, ...], AttackPlan | IllegalActionError] = {}
-        # the plain attributes of combatants asked (most questions): read straight, frozen the same way
-        self.plain = all(who is not None and not args and name not in _METHODS for who, name, args in asks)
+        # questions about combatants only (most): attributes read straight, methods asked with their
+        # arguments, frozen the same way
+        self.plain = all(who is not None for who, _name, _args in asks)
+        self.methods = tuple(name in _METHODS for _who, name, _args in asks)
 
     def answers(self, state: FightState) -> tuple[Hashable, ...] | None:
         try:
             if self.plain:
                 people = state.combatants
                 out = []
-                for who, name, _ in self.asks:
+                for (who, name, args), method in zip(self.asks, self.methods, strict=True):
                     value = getattr(people[who], name)  # type: ignore[index]
+                    if method:
+                        value = value(*args)
                     kind = value.__class__  # most answers are plain values or no conditions: no call
                     out.append(
                         value if kind in _PLAIN else _EMPTY if kind is dict and not value else freeze(value)

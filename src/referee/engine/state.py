@@ -60,6 +60,13 @@ class CombatantState:
     def has(self, condition: str) -> bool:
         return condition in self.conditions
 
+    def shield_faces(self, attacker: str, limit: int) -> bool:
+        """Whether `attacker` is among the first `limit` distinct attackers of this round, or there is room
+        for it (ODD-AC-SHIELD, GAP-SHIELD-ASSIGN). One question with a yes or no, so that a plan that reads
+        it is kept for every list of attackers that gives the same answer (engine/plan_reads.py)."""
+        already = self.attackers_this_round
+        return attacker in already[:limit] or len(already) < limit
+
     def snapshot(self) -> dict[str, Any]:
         """A plain summary, used by tests (replay equality) and the JSON output."""
         return {
