@@ -50,6 +50,22 @@ class DieRoll:
         return cls(int(data["sides"]), int(data["value"]), str(data.get("purpose", "")))
 
 
+def die_roll(sides: int, value: int, purpose: str) -> DieRoll:
+    """``DieRoll(sides, value, purpose)``, one record for each such die: they are frozen, and the same
+    dice come up again and again in a batch of fights (kept up to a bound, then made afresh)."""
+    key = (sides, value, purpose)
+    found = _DIE_ROLLS.get(key)
+    if found is None:
+        if len(_DIE_ROLLS) >= _DIE_ROLLS_LIMIT:
+            _DIE_ROLLS.clear()
+        found = _DIE_ROLLS[key] = DieRoll(sides, value, purpose)
+    return found
+
+
+_DIE_ROLLS: dict[tuple[int, int, str], DieRoll] = {}
+_DIE_ROLLS_LIMIT = 65_536
+
+
 class DiceSource(Protocol):
     """Anything that can produce the face of one die."""
 
@@ -122,7 +138,7 @@ class DiceTape:
 
     def roll(self, sides: int, purpose: str) -> int:
         value = self.source.roll(sides, purpose)
-        self._rolls.append(DieRoll(sides, value, purpose))
+        self._rolls.append(die_roll(sides, value, purpose))
         return value
 
     def take(self) -> tuple[DieRoll, ...]:
@@ -398,7 +414,7 @@ def roll(expr: DiceExpr | str, source: DiceSource, purpose: str = "") -> RollRes
     if plain is not None:  # a plain sum: each group's dice in turn, as the tree walk would ask for them
         draw = source.roll
         rolled = [
-            DieRoll(sides, draw(sides, purpose), purpose) for count, sides in plain[0] for _ in range(count)
+            die_roll(sides, draw(sides, purpose), purpose) for count, sides in plain[0] for _ in range(count)
         ]
         return RollResult(sum(d.value for d in rolled) + plain[1], tuple(rolled))
     tape = DiceTape(source)

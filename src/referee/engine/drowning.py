@@ -9,7 +9,7 @@ from __future__ import annotations
 from referee.dice import DiceSource, DiceTape
 from referee.engine.events import Event, EventType, event
 from referee.engine.state import CombatantState, FightState
-from referee.rules.environment import breath_rounds, holds_breath
+from referee.rules.environment import breath_rounds, drowning_possible, holds_breath
 from referee.rules.saves import luck_save
 
 
@@ -18,6 +18,8 @@ def drowning(state: FightState, dice: DiceSource) -> list[Event]:
     the d4 rolled now in file order); once it has run out, a Luck (Con) save, dying on a failure
     (MF-DROWN-3, repeated each round, GAP-DROWN)."""
     out: list[Event] = []
+    if not drowning_possible(state):
+        return out  # nobody holds a breath: no environment lookup per combatant
     rs = state.setup.ruleset
     for c in state.combatants.values():
         if not holds_breath(state, c):

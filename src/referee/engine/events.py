@@ -117,3 +117,15 @@ def event(type: EventType, round: int, **fields: Any) -> Event:
     values.update(fields)
     values["type"], values["round"], values["data"] = type, round, MappingProxyType(dict(data or {}))
     return made
+
+
+def at_round(e: Event, round: int) -> Event:
+    """`e` as it reads in round `round`: itself, or a copy with only the round changed (kept events are
+    served in whichever round they happen again)."""
+    if e.round == round:
+        return e
+    made = object.__new__(Event)
+    values = made.__dict__
+    values.update(e.__dict__)
+    values["round"] = round
+    return made

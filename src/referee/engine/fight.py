@@ -20,7 +20,7 @@ from referee.engine.registry import START_OF_ROUND as START_OF_ROUND
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
-from referee.rules import hit_points, initiative, surprise, turns
+from referee.rules import hit_points, initiative, memo, surprise, turns
 from referee.setup import Setup
 
 # The round hooks (scripted charges, segment delays; garrotte counts, drowning...) are listed in order in
@@ -46,6 +46,14 @@ class Fight:
             apply(e)
             log(e)
         return added
+
+    def push_step(self, events: list[Event]) -> None:
+        """Apply and log the events of an action taken in its turn, then the fight's end if it has come."""
+        apply, log = self.state.apply, self.events.append
+        for e in events:
+            apply(e)
+            log(e)
+        self._maybe_end()
 
     def undo(self, count: int = 1) -> list[Event]:
         """Drop the last `count` events and rebuild the state from the rest."""
@@ -101,11 +109,25 @@ class Fight:
 
     def _setup_event(self, dice: DiceSource) -> Event:
         tape = DiceTape(dice)
-        hp = {c.name: hit_points.roll_hit_points(c, tape) for c in self.setup.combatants}
+        setup = self.setup
+        hp = {c.name: hit_points.roll_hit_points(c, tape) for c in setup.combatants}
+        rolled = tape.take()
+        if not memo.ENABLED:
+            return self._made_setup_event(hp, rolled)
+        # the same set-up and dice: the same event (a duel's goblin has six ways to begin)
+        key = (id(setup), len(setup.combatants), rolled, tuple(hp.values()))
+        found = _SETUPS.get(key)
+        if found is None or found[0] is not setup:
+            if len(_SETUPS) >= 4096:
+                _SETUPS.clear()
+            found = _SETUPS[key] = (setup, self._made_setup_event(hp, rolled))
+        return found[1]
+
+    def _made_setup_event(self, hp: dict[str, int], rolled: tuple[DieRoll, ...]) -> Event:
         conditions = {c.name: list(c.conditions) for c in self.setup.combatants if c.conditions}
         lasting = {c.name: dict(c.condition_rounds) for c in self.setup.combatants if c.condition_rounds}
         return event(
-            EventType.SETUP, 0, dice=tape.take(), rule="ODD-HD-2",
+            EventType.SETUP, 0, dice=rolled, rule="ODD-HD-2",
             text="hit points: " + ", ".join(f"{n} {v}" for n, v in hp.items()),
             data={"hp": hp, "conditions": conditions, "condition_rounds": lasting, "name": self.setup.name},
         )  # fmt: skip
@@ -151,7 +173,7 @@ class Fight:
         if self.needs() != "round":
             raise IllegalActionError(f"cannot start a round now (the fight needs: {self.needs()})")
         number = self.state.round + 1
-        added = self.push([event(EventType.ROUND_START, number, rule="ODD-ROUND-1", text=f"round {number}")])
+        added = self.push([_round_marker(EventType.ROUND_START, number)])
         added += self.push([self._initiative_event(number, dice)])
         for hook in START_OF_ROUND:
             added += self.push(hook(self.state, dice))
@@ -161,8 +183,13 @@ class Fight:
         tape = DiceTape(dice)
         active = [c.spec for c in self.state.combatants.values() if c.is_active()]
         found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)
-        text = " > ".join("=".join(slot) for slot in found.order)
-        text += "".join(f"; {note}" for note in found.notes)  # Dex ties, simultaneous slots, first strikes
+        text: str | None = found.__dict__.get("_text")  # an order kept for the same rolls: told once
+        if text is None:
+            text = " > ".join("=".join(slot) for slot in found.order)
+            text += "".join(
+                f"; {note}" for note in found.notes
+            )  # Dex ties, simultaneous slots, first strikes
+            object.__setattr__(found, "_text", text)
         return event(
             EventType.INITIATIVE, number, dice=tape.take(), rule=found.rule, text=f"initiative: {text}",
             data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},
@@ -203,7 +230,7 @@ class Fight:
         for hook in END_OF_ROUND:
             added += self.push(hook(self.state, dice))
         added += self.push(self._expiry_events(number))
-        added += self.push([event(EventType.ROUND_END, number, text=f"end of round {number}")])
+        added += self.push([_round_marker(EventType.ROUND_END, number)])
         added += self._maybe_end(round_over=True)
         return added
 
@@ -223,29 +250,39 @@ class Fight:
         state = self.state
         if state.phase == "over":
             return []
+        if not round_over and state.several_sides_standing():
+            return []  # turns.goes_on: nothing else can end the fight now
+        standing = state.sides_standing()
+        if turns.goes_on(len(standing), round_over):
+            return []
         found = turns.fight_end(
-            state.sides_standing(), state.round, self.setup.max_rounds, round_over,
+            standing, state.round, self.setup.max_rounds, round_over,
             pending=turns.simultaneous_actions_pending(state.may_act_though_down, state.acted),
             fallen_to_finish=caches.late("tactics").fallen_to_finish(state),  # it imports the state helpers
         )  # fmt: skip
         if found is None:
             return []
-        members = [c.name for c in self.setup.combatants if c.side == found.winner]  # "Lucas wins"
+        return self.push([self._end_event(found.winner, found.reason)])
+
+    def _end_event(self, winner: str | None, reason: str) -> Event:
+        """The FIGHT_END event: made once per set-up, winner, reason and round (frozen, like the others)."""
+        setup, number = self.setup, self.state.round
+        key = (id(setup), len(setup.combatants), winner, reason, number)
+        found = _ENDS.get(key) if memo.ENABLED else None
+        if found is not None and found[0] is setup:
+            return found[1]
+        members = [c.name for c in setup.combatants if c.side == winner]  # "Lucas wins"
         text = (
-            f"round limit {state.round} reached"
-            if found.reason == turns.ROUND_LIMIT
-            else turns.winner_text(found.winner, members)
+            f"round limit {number} reached"
+            if reason == turns.ROUND_LIMIT
+            else turns.winner_text(winner, members)
         )
-        return self.push(
-            [
-                event(
-                    EventType.FIGHT_END,
-                    state.round,
-                    text=text,
-                    data={"winner": found.winner, "reason": found.reason},
-                )
-            ]
-        )
+        made = event(EventType.FIGHT_END, number, text=text, data={"winner": winner, "reason": reason})
+        if memo.ENABLED:
+            if len(_ENDS) >= 4096:
+                _ENDS.clear()
+            _ENDS[key] = (setup, made)
+        return made
 
     def take(self, step: str, dice: DiceSource, action: Action | None = None) -> list[Event]:
         """Take a named step: `begin`, `round`, `action` (with `action`) or `end_round`."""
@@ -286,6 +323,29 @@ class Fight:
         )
 
 
+def _round_marker(kind: EventType, number: int) -> Event:
+    """The ROUND_START (ODD-ROUND-1) or ROUND_END event of round `number`: frozen and the same in every
+    fight, so made once per round number."""
+    key = (kind, number)
+    found = _MARKERS.get(key)
+    if found is None:
+        if len(_MARKERS) >= 4096:
+            _MARKERS.clear()
+        if kind is EventType.ROUND_START:
+            found = event(EventType.ROUND_START, number, rule="ODD-ROUND-1", text=f"round {number}")
+        else:
+            found = event(EventType.ROUND_END, number, text=f"end of round {number}")
+        _MARKERS[key] = found
+    return found
+
+
+_MARKERS: dict[tuple[EventType, int], Event] = {}
+# (id(setup), its number of combatants, ...) -> (the setup, the event): the setup is kept so that its id
+# stays its own; its count of combatants, so that a latecomer's fight asks again
+_SETUPS: dict[tuple[object, ...], tuple[Setup, Event]] = {}
+_ENDS: dict[tuple[object, ...], tuple[Setup, Event]] = {}
+
+
 @dataclass(frozen=True)
 class FightResult:
     winner: str | None
@@ -321,8 +381,11 @@ def run_fight(
     steps = 0
     limit = 10_000 + 1_000 * setup.max_rounds * max(1, len(setup.combatants))
     step = fight.step
+    lane = caches.late("lane").lane_for(setup, choose)  # the plain attacks, without the layers
+    plain = lane.step if lane is not None else None
     while fight.state.phase != "over":
-        step(pick, dice)
+        if plain is None or not plain(fight, dice):
+            step(pick, dice)
         steps += 1
         if steps > limit:  # a bug guard: a fight must end (round limit)
             raise RuntimeError("fight did not end")

@@ -10,7 +10,7 @@ list of reads (plans of one declaration that asked the same questions are kept i
 answers, so a lookup asks the questions once). Another attack with the same declaration, in this or any later fight of the same setup,
 gets the kept plan if every read gives the same answer on its fight, in the same order: the rules would
 take the same path and reach the same plan (or the same refusal). A read that cannot be compared (an
-unknown kind of value) makes the plan not kept at all.
+unknown kind of value) makes the plan not kept at all. Equal plans are kept as one object (:func:`interned`).
 """
 
 from __future__ import annotations
@@ -185,14 +185,25 @@ class _Path:
         self.asks = asks
         self.alive = alive  # the setup, specs and weapon whose ids are in the key: kept, so theirs
         self.by_answers: dict[tuple[Hashable, ...], AttackPlan | IllegalActionError] = {}
-        # the plain attributes of combatants asked (most questions): read straight, frozen the same way
-        self.plain = all(who is not None and not args and name not in _METHODS for who, name, args in asks)
+        # questions about combatants only (most): attributes read straight, methods asked with their
+        # arguments, frozen the same way
+        self.plain = all(who is not None for who, _name, _args in asks)
+        self.methods = tuple(name in _METHODS for _who, name, _args in asks)
 
     def answers(self, state: FightState) -> tuple[Hashable, ...] | None:
         try:
             if self.plain:
                 people = state.combatants
-                return tuple(freeze(getattr(people[who], name)) for who, name, _ in self.asks)  # type: ignore[index]
+                out = []
+                for (who, name, args), method in zip(self.asks, self.methods, strict=True):
+                    value = getattr(people[who], name)  # type: ignore[index]
+                    if method:
+                        value = value(*args)
+                    kind = value.__class__  # most answers are plain values or no conditions: no call
+                    out.append(
+                        value if kind in _PLAIN else _EMPTY if kind is dict and not value else freeze(value)
+                    )
+                return tuple(out)
             return tuple(_answer(state, who, name, args) for who, name, args in self.asks)
         except Exception:  # a question this fight cannot answer: this path is not the one taken here
             return None
@@ -251,6 +262,8 @@ def recorded_plan(
         return plan(ctx)  # a read that cannot be compared: planned again on the fight itself, not kept
     if recorder.unkept:
         return plan(ctx)
+    if isinstance(result, AttackPlan):
+        result = interned(result)
     _keep(key, recorder.reads, result, (state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon))
     if isinstance(result, IllegalActionError):
         raise raised_afresh(result)
@@ -278,8 +291,27 @@ def _keep(
     path.by_answers[tuple(answer for *_, answer in reads)] = result
 
 
+def interned(plan: AttackPlan) -> AttackPlan:
+    """The one kept plan equal to `plan` (itself the first time): plans equal in every field (another list
+    of this round's attackers that changed nothing, another of the same orcs) are one object, so what is
+    kept per plan (its events, engine/resolve.py) is worked out once for all of them."""
+    try:
+        found = _PLANS.get(plan)
+    except TypeError:  # a field that cannot be hashed: kept as it is
+        return plan
+    if found is None:
+        if len(_PLANS) >= _BUDGET:
+            _PLANS.clear()
+        found = _PLANS[plan] = plan
+    return found
+
+
+_PLANS: dict[AttackPlan, AttackPlan] = {}
+
+
 def forget() -> None:
     """Forget every kept plan (tests; the budget spent)."""
     global _count
     _kept.clear()
+    _PLANS.clear()
     _count = 0

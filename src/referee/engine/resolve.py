@@ -14,9 +14,10 @@ from referee.engine.caches import (
     late,
     plan_attack,  # the plan the tactics checked, when unchanged
 )
-from referee.engine.events import Event, EventType, event
+from referee.engine.events import Event, EventType, at_round, event
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
+from referee.model import Weapon
 from referee.rules import attack_roll, decisive, hit_points, hooks, memo, movement
 from referee.rules.attack import AttackPlan, Effect
 from referee.rules.context import AttackContext, AttackForm
@@ -101,7 +102,27 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
         raise IllegalActionError(f"{action.target} is already dead")
     weapon = attacker.spec.weapon(action.weapon)
     distance = attack_distance(state, attacker, defender, action.distance or action.situation.distance)
-    form = action.form
+    form = attack_form(attacker, weapon, action.form, distance)
+    return AttackContext(
+        state=state,
+        attacker=attacker,
+        defender=defender,
+        weapon=weapon,
+        form=form,
+        situation=situation,
+        charge=action.charge,
+        distance=distance,
+        free_attack=free,
+    )
+
+
+def attack_form(
+    attacker: CombatantState, weapon: Weapon, declared: AttackForm | None, distance: int
+) -> AttackForm:
+    """The form of an attack with `weapon` at `distance`: the declared one, else ranged for a missile
+    weapon (or a thrown one beyond its reach), melee otherwise, refined by the form rules (ODD-UNARMED-2);
+    refused when the weapon cannot be used so (ODD-RANGED-1). It reads only the attacker's sheet."""
+    form = declared
     if form is None:
         form = (
             AttackForm.RANGED
@@ -114,17 +135,7 @@ def attack_context(state: FightState, action: Attack, free: bool = False) -> Att
         raise IllegalActionError(f"{weapon.name} is not a missile weapon and cannot be thrown")
     if form is AttackForm.MELEE and weapon.kind.value == "propelled":
         raise IllegalActionError(f"{weapon.name} is a missile weapon; use it at range (ODD-RANGED-1)")
-    return AttackContext(
-        state=state,
-        attacker=attacker,
-        defender=defender,
-        weapon=weapon,
-        form=form,
-        situation=situation,
-        charge=action.charge,
-        distance=distance,
-        free_attack=free,
-    )
+    return form
 
 
 # --- rolling a plan: the procedures live in rules/attack_roll.py (re-exported for older callers) -------
@@ -293,16 +304,17 @@ def attack_data(
 
 class _PlanAccount:
     """The events of one plan's rolls, each worked out once: the plan is frozen, so an ATTACK event is a
-    pure function of it, the round, the dice and what they did, and the damage of a hit (its DAMAGE and
+    pure function of it, the dice and what they did (the round is only its number, set on serving), and the damage of a hit (its DAMAGE and
     any DEFEAT event) also of the defender's hit points, subdual damage and status. Kept per plan in
     :data:`_ACCOUNTS`; events are frozen, so one can stand in several fights' logs."""
 
-    __slots__ = ("attacks", "hits", "plan", "ruleset")
+    __slots__ = ("attacks", "hits", "plan", "ruleset", "told")
 
     def __init__(self, plan: AttackPlan, ruleset: Ruleset) -> None:
         self.plan, self.ruleset = plan, ruleset
         self.attacks: dict[Hashable, Event] = {}
         self.hits: dict[Hashable, tuple[Event, ...]] = {}
+        self.told: dict[Hashable, Any] = {}  # the lane's: by face (engine/plain_attack.py)
 
 
 # id(plan) -> its account (which keeps the plan, so that the id stays its own while the entry exists)
@@ -319,6 +331,16 @@ def _account(plan: AttackPlan, ruleset: Ruleset) -> _PlanAccount | None:
     if found is None or found.plan is not plan or found.ruleset is not ruleset:
         found = _ACCOUNTS[id(plan)] = _PlanAccount(plan, ruleset)
     return found
+
+
+def kept_account(plan: AttackPlan, ruleset: Ruleset) -> _PlanAccount | None:
+    """The plan's account (None with the caches off), for engine/plain_attack.py."""
+    return _account(plan, ruleset)
+
+
+def keep_event(table: dict[Hashable, Any], key: Hashable, value: Any, count: int) -> None:
+    """Keep `value` (holding `count` events) in an account's `table`, under the accounts' budget."""
+    _keep(table, key, value, count)
 
 
 def _keep(table: dict[Hashable, Any], key: Hashable, value: Any, count: int) -> None:
@@ -342,8 +364,12 @@ def attack_events(
     plan: AttackPlan,
     dice: DiceSource,
     action_data: dict[str, Any] | None,
+    quiet: bool = False,
 ) -> list[Event]:
-    """Roll a planned attack and return its events (action, conditions, attack, damage, defeat)."""
+    """Roll a planned attack and return its events (action, conditions, attack, damage, defeat).
+
+    `quiet`: the caller has checked that no after-attack hook can answer to anything but a fumble or a
+    critical (engine/lane.py), so the hooks run only after one."""
     r = state.round
     tape = DiceTape(dice)
     out: list[Event] = []
@@ -359,18 +385,19 @@ def attack_events(
     if account is None or check.automatic is not None or check.keep is not Keep.ALL:  # the reasons read ctx
         out.append(attack_event(ctx, plan, outcome, attack_dice, r))
     else:
-        key = (r, attack_dice, outcome, ctx.charge, ctx.distance)
+        key = (attack_dice, outcome, ctx.charge, ctx.distance)  # the round is only the event's number
         found = account.attacks.get(key)
         if found is None:
             found = attack_event(ctx, plan, outcome, attack_dice, r)
             _keep(account.attacks, key, found, 1)
-        out.append(found)
+        out.append(at_round(found, r))
     if outcome.hit and not plan.damage.none:
         out += hit_damage_events(state, plan, outcome, tape, account)
     if outcome.hit and plan.on_hit:
         out += effect_events(state, plan, plan.on_hit, r)
-    for hook in late("registry").AFTER_ATTACK:  # fumbles, garrottes, strays...
-        out += hook(state, ctx, plan, outcome, dice)
+    if not quiet or outcome.fumble or outcome.critical:
+        for hook in late("registry").AFTER_ATTACK:  # fumbles, garrottes, strays...
+            out += hook(state, ctx, plan, outcome, dice)
     return out
 
 
@@ -398,13 +425,13 @@ def hit_damage_events(
     damage_dice = tape.take()
     if account is None:
         return _hit_damage_events(state, plan, outcome, defender, damage_dice, amount, mods, how)
-    key = (state.round, damage_dice, amount, how, mods, outcome.critical, defender.hp, defender.subdual,
-           defender.status)  # fmt: skip
+    key = (damage_dice, amount, how, mods, outcome.critical, defender.hp, defender.subdual, defender.status)
     found = account.hits.get(key)
     if found is None:
         found = tuple(_hit_damage_events(state, plan, outcome, defender, damage_dice, amount, mods, how))
         _keep(account.hits, key, found, len(found))
-    return list(found)
+    r = state.round
+    return [at_round(e, r) for e in found]
 
 
 def _hit_damage_events(

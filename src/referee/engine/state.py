@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from referee.engine.events import Event, EventType
@@ -60,6 +60,13 @@ class CombatantState:
     def has(self, condition: str) -> bool:
         return condition in self.conditions
 
+    def shield_faces(self, attacker: str, limit: int) -> bool:
+        """Whether `attacker` is among the first `limit` distinct attackers of this round, or there is room
+        for it (ODD-AC-SHIELD, GAP-SHIELD-ASSIGN). One question with a yes or no, so that a plan that reads
+        it is kept for every list of attackers that gives the same answer (engine/plan_reads.py)."""
+        already = self.attackers_this_round
+        return attacker in already[:limit] or len(already) < limit
+
     def snapshot(self) -> dict[str, Any]:
         """A plain summary, used by tests (replay equality) and the JSON output."""
         return {
@@ -75,6 +82,26 @@ class CombatantState:
             "armour_destroyed": self.armour_destroyed,
             "shield_destroyed": self.shield_destroyed,
         }
+
+
+# CombatantState's fields with a plain default, and those made by a factory: what its __init__ sets
+_DEFAULTS = {f.name: f.default for f in fields(CombatantState) if f.init and f.default is not MISSING}
+_FACTORIES = tuple(
+    (f.name, f.default_factory) for f in fields(CombatantState) if f.init and f.default_factory is not MISSING
+)
+
+
+def _new_combatant(spec: Combatant, fight: FightState) -> CombatantState:
+    """``CombatantState(spec=spec, fight=fight, position=spec.position)`` field for field, without the
+    generated ``__init__``'s keyword handling (each fight makes one per combatant)."""
+    made = object.__new__(CombatantState)
+    values = made.__dict__
+    values.update(_DEFAULTS)
+    for name, factory in _FACTORIES:
+        values[name] = factory()
+    values["spec"], values["fight"], values["position"] = spec, fight, spec.position
+    made.__post_init__()
+    return made
 
 
 @dataclass
@@ -98,7 +125,7 @@ class FightState:
     def initial(cls, setup: Setup) -> FightState:
         state = cls(setup)
         for spec in setup.combatants:
-            state.combatants[spec.name] = CombatantState(spec=spec, fight=state, position=spec.position)
+            state.combatants[spec.name] = _new_combatant(spec, state)
         return state
 
     # --- queries -------------------------------------------------------------------------------
@@ -116,6 +143,17 @@ class FightState:
     def living_enemies(self, name: str) -> list[CombatantState]:
         side = self[name].side
         return [c for c in self.combatants.values() if c.status == ACTIVE and c.side != side]
+
+    def several_sides_standing(self) -> bool:
+        """Whether combatants of two sides or more are active (what the fight's end asks first)."""
+        first = None
+        for c in self.combatants.values():
+            if c.status == ACTIVE:
+                if first is None:
+                    first = c.side
+                elif c.side != first:
+                    return True
+        return False
 
     def sides_standing(self) -> list[str]:
         standing = {c.side for c in self.combatants.values() if c.status == ACTIVE}

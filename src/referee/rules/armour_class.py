@@ -98,9 +98,7 @@ def shield_usable_odd(ctx: AttackContext) -> bool:
     shield = ctx.defender.spec.shield
     if shield is None or ctx.defender.shield_destroyed:
         return False
-    already = ctx.defender.attackers_this_round
-    limit = shield.attackers or 1
-    return ctx.attacker.name in already[:limit] or len(already) < limit
+    return ctx.defender.shield_faces(ctx.attacker.name, shield.attackers or 1)
 
 
 def ascending_components(ctx: AttackContext, lost: list[DefenceLoss]) -> list[Modifier]:

@@ -32,7 +32,7 @@ from typing import Any
 
 from referee.checks import Check, Modifier
 from referee.dice import DieRoll, ScriptedDice, parse_dice, roll
-from referee.rules import attack_roll
+from referee.rules import attack_roll, memo
 from referee.rules.armour_class import ArmourClass
 from referee.rules.attack import AttackPlan
 from referee.rules.attack_roll import AttackOutcome
@@ -92,15 +92,41 @@ def check_decisive(
     found = [
         Decisive(m)
         for i, m in enumerate(check.modifiers)
-        if m.value and without_modifier(check, i).succeeds(natural) != verdict
+        if m.value and _reduced(check, None, i, None).succeeds(natural) != verdict
     ]
     if ac is not None and ruleset is not None:
         found += [
             Decisive(m, ARMOUR)
             for i, m in enumerate(ac.components)
-            if i and m.value and without_ac_component(check, ac, i, ruleset).succeeds(natural) != verdict
+            if i and m.value and _reduced(check, ac, i, ruleset).succeeds(natural) != verdict
         ]
     return tuple(found)
+
+
+def _reduced(check: Check, ac: ArmourClass | None, index: int, ruleset: Ruleset | None) -> Check:
+    """:func:`without_modifier` (no `ac`) or :func:`without_ac_component`: frozen values of frozen values,
+    made once per check and component (every natural roll of one attack asks for the same ones), unless
+    the engine's caches are off."""
+    if not memo.ENABLED:
+        return _reduce(check, ac, index, ruleset)
+    key = (id(check), id(ac), index, id(ruleset))
+    found = _REDUCED.get(key)
+    if found is None or found[0] is not check or found[1] is not ac or found[2] is not ruleset:
+        if len(_REDUCED) >= 8192:
+            _REDUCED.clear()
+        found = _REDUCED[key] = (check, ac, ruleset, _reduce(check, ac, index, ruleset))
+    return found[3]
+
+
+def _reduce(check: Check, ac: ArmourClass | None, index: int, ruleset: Ruleset | None) -> Check:
+    if ac is None or ruleset is None:
+        return without_modifier(check, index)
+    return without_ac_component(check, ac, index, ruleset)
+
+
+# (id(check), id(ac), index, id(ruleset)) -> (check, ac, ruleset, the check without that part): the values
+# are kept so that their ids stay theirs
+_REDUCED: dict[tuple[int, int, int, int], tuple[Check, ArmourClass | None, Ruleset | None, Check]] = {}
 
 
 def attack_decisive(plan: AttackPlan, outcome: AttackOutcome, ruleset: Ruleset) -> tuple[Decisive, ...]:

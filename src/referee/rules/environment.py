@@ -384,8 +384,13 @@ def breath_rounds(con: int, fighting: bool, extra_d4: int) -> int:
 
 
 def holds_breath(state: FightView, c: CombatantView) -> bool:
+    return drowning_possible(state) and not c.spec.aquatic and c.is_active()
+
+
+def drowning_possible(state: FightView) -> bool:
+    """Whether anyone can drown in this fight (MF-DROWN-2): underwater, with drowning on."""
     e = env(state)
-    return e.underwater and e.drowning and not c.spec.aquatic and c.is_active()
+    return e.underwater and e.drowning
 
 
 # --- aerial combat (003's aerial combat) ------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from referee.dice import DiceSource
 from referee.model import Combatant, Size
+from referee.rules import memo
 from referee.rules.options import Initiative as InitiativeOption  # not this module's Initiative
 from referee.rules.ruleset import Ruleset
 
@@ -89,9 +90,19 @@ def roll_unit(
         return UnitRoll(unit, face, (face,))
     c = members[0]
     face = dice.roll(10, f"initiative {c.name}")
-    delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice)) if DELAY_RULES else ()
+    if not DELAY_RULES:
+        return _unit_roll(unit, face, (face, c.abilities.dexterity))
+    delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice))
     delay = sum(d[0] for d in delays) if delays else 0
     return UnitRoll(unit, face, (face - delay, c.abilities.dexterity), delays)
+
+
+def _unit_roll(unit: str, face: int, key: tuple[int, ...]) -> UnitRoll:
+    """``UnitRoll(unit, face, key)`` without a frozen dataclass's per-field ``__setattr__`` (one per
+    combatant and round)."""
+    made = object.__new__(UnitRoll)
+    made.__dict__.update(unit=unit, face=face, key=key, delays=())
+    return made
 
 
 def order_from_rolls(
@@ -107,13 +118,68 @@ def roll_initiative(
 ) -> Initiative:
     """Round `number`'s order for the active combatants (ODD-INIT-1..6): one :func:`roll_unit` per unit
     in file (or side) order, the slots, then first strike in the first round (ODD-INIT-5/6)."""
+    units, members, by_name, sheets = _units(ruleset, active, sides)
+    rolls = [roll_unit(ruleset, unit, sheets[unit], number, dice) for unit in units]
+    first = number == 1 and bool(ruleset.first_strike_reach_size)
+    if not memo.ENABLED or len(rolls) > _FEW_UNITS:
+        return _ordered(ruleset, rolls, members, by_name, first)
+    # the rest is a pure function of the rolls, the sheets and the procedures: worked out once for the
+    # same rolls of the same sheets (a duel's hundred pairs of faces come up again and again; with more
+    # units the same faces seldom come up twice, and asking would only cost)
+    key = (
+        id(ruleset), tuple((r.unit, r.key, r.face, r.delays) for r in rolls), tuple(map(id, active)), first,
+        order_from_rolls, apply_first_strike, explain_order,
+    )  # fmt: skip
+    found = _ORDERS.get(key)
+    if found is None or found[0] is not ruleset or found[1] != active:
+        if len(_ORDERS) >= _ORDERS_LIMIT:
+            _ORDERS.clear()
+        found = _ORDERS[key] = (ruleset, list(active), _ordered(ruleset, rolls, members, by_name, first))
+    return found[2]
+
+
+_Units = tuple[list[str], dict[str, list[str]], dict[str, Combatant], dict[str, list[Combatant]]]
+
+
+def _units(ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]) -> _Units:
+    """Who rolls, whom each unit stands for (names and sheets) and the sheets by name: the same every round
+    while the same combatants stand, so worked out once for them (unless the engine's caches are off)."""
+    key = (id(ruleset), tuple(map(id, active)), tuple(sides))
+    found = _UNITS.get(key) if memo.ENABLED else None
+    if found is not None and found[0] is ruleset and found[1] == active:
+        return found[2]
     units = initiative_units(ruleset, active, sides)
     members = members_of_units(ruleset, active, sides)
     by_name = {c.name: c for c in active}
-    rolls = [roll_unit(ruleset, unit, [by_name[n] for n in members[unit]], number, dice) for unit in units]
+    made = (units, members, by_name, {u: [by_name[n] for n in members[u]] for u in units})
+    if memo.ENABLED:
+        if len(_UNITS) >= _ORDERS_LIMIT:
+            _UNITS.clear()
+        _UNITS[key] = (ruleset, list(active), made)
+    return made
+
+
+# (id(ruleset), the active sheets' ids, the sides) -> (the ruleset, the sheets, the answer)
+_UNITS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], _Units]] = {}
+
+
+# the key above -> (the ruleset, the sheets, the answer): kept so that their ids stay theirs
+_ORDERS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], Initiative]] = {}
+_ORDERS_LIMIT = 4096
+_FEW_UNITS = 3
+
+
+def _ordered(
+    ruleset: Ruleset,
+    rolls: Sequence[UnitRoll],
+    members: Mapping[str, Sequence[str]],
+    by_name: Mapping[str, Combatant],
+    first_round: bool,
+) -> Initiative:
+    """The slots from the rolls, first strike in the first round, the rule and the account's notes."""
     order = order_from_rolls(ruleset, rolls, members)
     moves: list[dict[str, str]] = []
-    if number == 1 and ruleset.first_strike_reach_size:
+    if first_round:
         order, moves = apply_first_strike(order, by_name)
     rule, notes = explain_order(ruleset, rolls, moves)
     return Initiative(order, {r.unit: r.face for r in rolls}, moves, rule, notes)
@@ -193,7 +259,36 @@ def longest_reach(c: Combatant) -> int:
 
 
 def has_first_strike(big: Combatant, small: Combatant) -> str | None:
-    """ODD-INIT-5: reach over 10 ft against reach under 6 ft, or Large-or-bigger against Medium-or-smaller."""
+    """ODD-INIT-5: reach over 10 ft against reach under 6 ft, or Large-or-bigger against Medium-or-smaller.
+    A pure function of two frozen sheets: answered once per pair (asked for every pair in round 1)."""
+    key = (id(big), id(small))
+    found = _FIRST_STRIKES.get(key)
+    if found is None or found[0] is not big or found[1] is not small:
+        if len(_FIRST_STRIKES) >= 4096:
+            _FIRST_STRIKES.clear()
+        found = _FIRST_STRIKES[key] = (big, small, _first_strike(big, small))
+    return found[2]
+
+
+# (id(big), id(small)) -> (big, small, the answer): the sheets are kept so that their ids stay theirs
+_FIRST_STRIKES: dict[tuple[int, int], tuple[Combatant, Combatant, str | None]] = {}
+
+
+def _may_strike_first(big: Combatant) -> bool:
+    """Whether `big` could have first strike over anyone (:func:`has_first_strike` asks one of these)."""
+    found = _FIRST_STRIKERS.get(id(big))
+    if found is None or found[0] is not big:
+        if len(_FIRST_STRIKERS) >= 4096:
+            _FIRST_STRIKERS.clear()
+        found = _FIRST_STRIKERS[id(big)] = (big, longest_reach(big) > 10 or big.size >= Size.LARGE)
+    return found[1]
+
+
+# id(sheet) -> (the sheet, whether it may strike first): the sheet is kept so that its id stays its own
+_FIRST_STRIKERS: dict[int, tuple[Combatant, bool]] = {}
+
+
+def _first_strike(big: Combatant, small: Combatant) -> str | None:
     if longest_reach(big) > 10 and longest_reach(small) < 6:
         return "longer reach"
     if big.size >= Size.LARGE and small.size <= Size.MEDIUM:
@@ -212,6 +307,8 @@ def apply_first_strike(
     slots = [list(s) for s in slots]
     for name in [n for slot in slots for n in slot]:
         me = combatants[name]
+        if not _may_strike_first(me):
+            continue  # neither reach over 10 ft nor Large: first strike over nobody (ODD-INIT-5)
         my_slot = next(i for i, s in enumerate(slots) if name in s)
         for i, slot in enumerate(slots[:my_slot]):
             foes = [n for n in slot if combatants[n].side != me.side and has_first_strike(me, combatants[n])]

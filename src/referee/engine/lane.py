@@ -1,0 +1,206 @@
+"""The plain attack step without the layers: the same choice, the same dice, the same events.
+
+Most steps of an unsteered fight are one combatant attacking the weakest enemy with its weapon, while
+nobody has a condition and nobody stands on a grid. Taken the ordinary way (:meth:`Fight.step`), such a
+step passes six tactics overrides, the closing-in check, the target choice, the plan lookup twice, the
+resolver's dispatch, the retarget rules and ten after-attack hooks, each finding nothing to do. This
+module takes it directly: :func:`lane_for` decides once per setup whether the lane may play its fights
+at all (the default tactics and the engine's own lists of hooks, no `tactic`, no grid), and
+:meth:`Lane.step` checks, before any die is rolled, that this step is such a step (no combatant with a
+condition, a single attack); any other step is left to :meth:`Fight.step`, unchanged.
+
+Why skipping is safe, hook by hook, for a melee or missile attack with no situation and no conditions
+anywhere: the overrides answer only to conditions (unable to act, held, netted, garrotting, casting) or a
+`tactic`; closing in chooses nothing when the default attack is legal (it is what the lane attacks
+with); the retarget rule (MOD-COND-GRAPPLED-2) needs a grapple, and a touch spell's loss (HR-TOUCH-3) a
+charged touch. After the roll, every after-attack hook answers only to a fumble or a critical (MF-FUMBLE-2,
+HR-ARMDMG-1: then the lane runs them all, :func:`referee.engine.resolve.attack_events`), to a condition
+(garrotte, charging, sleeping, a hold), a situation flag (into melee, called shot, stray) or grid
+positions (stray missiles, GAP-STRAY). The plans, the rolls and the events are the engine's own
+(:func:`attack_context`, :mod:`referee.engine.plan_reads`, :func:`attack_events`): the lane only leaves
+out the calls that answer nothing. ``REFEREE_ENGINE_CACHES=off`` turns it off with the caches, so that
+tests/engine/test_engine_caches.py compares every example both ways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from referee.dice import DiceSource
+from referee.engine import plan_reads, registry, tactics
+from referee.engine.actions import Action, Attack
+from referee.engine.odd_tactics import NO_SITUATION
+from referee.engine.plain_attack import plain_attack_events
+from referee.engine.resolve import attack_form, off_grid_gap, resolve_attack
+from referee.engine.routines import weapon_choices
+from referee.engine.state import ACTIVE, CombatantState, FightState
+from referee.errors import IllegalActionError
+from referee.model import Weapon
+from referee.rules import memo, targeting
+from referee.rules.context import AttackContext, AttackForm
+from referee.rules.options import FinishFallen
+from referee.setup import Setup
+
+if TYPE_CHECKING:
+    from referee.engine.fight import Fight
+
+# The lists the reasons above were checked against: a list changed since (a test, a plug-in) turns the
+# lane off for every setup, and the ordinary step plays.
+_CHECKED = (
+    registry.OVERRIDES,
+    registry.AFTER_ATTACK,
+    registry.AFTER_ACTION,
+    registry.RETARGET_RULES,
+    registry.FORM_RULES,
+)
+
+
+class Lane:
+    """What the lane keeps for one setup: each combatant's weapons to try, the weapon and form of each
+    declared attack at each distance."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        self.order = {c.name: i for i, c in enumerate(setup.combatants)}
+        # combatants with one attack an action (a routine is left to the ordinary step, ODD-ATK-3)
+        self.weapons: dict[str, list[str | None]] = {
+            c.name: weapon_choices(c) for c in setup.combatants if len(c.attacks) <= 1
+        }
+        self.forms: dict[tuple[str, str | None, str, int], tuple[Weapon, AttackForm] | None] = {}
+
+    def step(self, fight: Fight, dice: DiceSource) -> bool:
+        """Take the fight's next step when it is a plain attack, a round's start or its end (True); else
+        touch nothing (False)."""
+        state = fight.state
+        if state.phase != "rounds" or not memo.ENABLED or state.setup is not self.setup:
+            return False  # the set-up (Fight.begin), the end, or a setup changed since (a latecomer)
+        if not state.order and not state.free_round:
+            fight.start_round(dice)  # what Fight.step takes then, without asking again what is needed
+            return True
+        actor = state.next_actor()
+        if actor is None:
+            fight.end_round(dice)
+            return True
+        weapons = self.weapons.get(actor)
+        if weapons is None or not _quiet(state):
+            return False
+        target = self.target(state, actor)
+        if target is None:
+            return False
+        attacker, defender = state.combatants[actor], state.combatants[target]
+        distance = off_grid_gap(state, attacker, defender)  # no grid: the gap left (ODD-ACT-ATK)
+        for weapon in weapons:
+            found = self.form(attacker, weapon, target, distance)
+            if found is None:
+                continue
+            ctx = _context(state, attacker, defender, found[0], found[1], distance)
+            try:
+                plan = plan_reads.recorded_plan(ctx)
+            except IllegalActionError:
+                continue
+            fight.push_step(plain_attack_events(state, ctx, plan, dice))
+            return True
+        return False  # no legal attack: closing in or a refusal, the ordinary step's
+
+    def form(
+        self, attacker: CombatantState, weapon: str | None, target: str, distance: int
+    ) -> tuple[Weapon, AttackForm] | None:
+        """The weapon and form of the attack declared with `weapon` at `distance` (:func:`attack_form`, which
+        reads only the sheet), or None when it is refused; worked out once per declaration and distance."""
+        key = (attacker.name, weapon, target, distance)
+        found = self.forms.get(key, _MISSING)
+        if found is _MISSING:
+            try:
+                named = attacker.spec.weapon(weapon)
+                found = (named, attack_form(attacker, named, None, distance))
+            except IllegalActionError:
+                found = None
+            if len(self.forms) >= 4096:
+                self.forms.clear()
+            self.forms[key] = found
+        return found  # type: ignore[return-value]
+
+    def target(self, state: FightState, actor: str) -> str | None:
+        """The default target (:func:`referee.rules.targeting.choose_target`, option `finish_fallen` off)."""
+        side = state.combatants[actor].side
+        order = self.order
+        return targeting.choose_target(
+            [
+                (c.name, c.hp, c.subdual, order[c.name])
+                for c in state.combatants.values()
+                if c.status == ACTIVE and c.side != side
+            ]
+        )
+
+
+def _context(
+    state: FightState,
+    attacker: CombatantState,
+    defender: CombatantState,
+    weapon: Weapon,
+    form: AttackForm,
+    distance: int,
+) -> AttackContext:
+    """The context :func:`attack_context` builds for the lane's attack (no situation, no charge, not free),
+    without a frozen dataclass's per-field ``__setattr__``."""
+    made = object.__new__(AttackContext)
+    made.__dict__.update(
+        state=state, attacker=attacker, defender=defender, weapon=weapon, form=form, situation=NO_SITUATION,
+        charge=False, distance=distance, free_attack=False,
+    )  # fmt: skip
+    return made
+
+
+_MISSING = object()
+
+
+def _quiet(state: FightState) -> bool:
+    """No combatant has a condition or a grid position: nothing for the skipped rules to answer to."""
+    for c in state.combatants.values():  # noqa: SIM110 (a loop: no generator's cost each step)
+        if c.conditions or c.position is not None:
+            return False
+    return True
+
+
+# id(setup) -> (the setup, its lane or None): the setup is kept so that its id stays its own
+_LANES: dict[int, tuple[Setup, Lane | None]] = {}
+_LIMIT = 64
+
+
+def lane_for(setup: Setup, choose: Callable[[FightState, str], Action] | None) -> Lane | None:
+    """The lane of `setup` when it may play its fights' plain steps, else None (decided once per setup)."""
+    if choose is not None and choose is not tactics.choose_action:
+        return None
+    found = _LANES.get(id(setup))
+    if found is None or found[0] is not setup:
+        if len(_LANES) >= _LIMIT:
+            _LANES.clear()
+        found = _LANES[id(setup)] = (setup, Lane(setup) if _plain(setup) else None)
+    if not _unchanged():
+        return None
+    return found[1]
+
+
+def _unchanged() -> bool:
+    """The engine's lists are the ones the lane's reasons were checked against."""
+    now = (
+        registry.OVERRIDES,
+        registry.AFTER_ATTACK,
+        registry.AFTER_ACTION,
+        registry.RETARGET_RULES,
+        registry.FORM_RULES,
+    )
+    return all(a is b for a, b in zip(now, _CHECKED, strict=True)) and _resolver() is resolve_attack
+
+
+def _resolver() -> Any:
+    return registry.RESOLVERS.get(Attack)
+
+
+def _plain(setup: Setup) -> bool:
+    """A setup whose plain steps the lane may take: no `tactic`, no grid, the default targets (option
+    `finish_fallen` off)."""
+    if setup.ruleset.finish_fallen is not FinishFallen.OFF:
+        return False
+    return all(c.tactic is None and c.position is None for c in setup.combatants)

@@ -1,0 +1,171 @@
+"""A plain attack rolled and told from what its plan already said: the lane's attack (engine/lane.py).
+
+A plan is frozen (rules/attack.py), so what one d20 face does under it is always the same: the roll's
+outcome (:func:`referee.rules.attack_roll.roll_attack`) and its ATTACK event. So are the dice a hit's damage
+rolls (:func:`referee.rules.attack_roll.damage_recipe`) and, for the same faces and the defender's hit
+points, its DAMAGE and DEFEAT events. :func:`plain_attack_events` draws the dice from the source in the
+order the procedures draw them (the attack d20, then each damage die), and serves what the procedures
+answered the first time those faces came up under that plan: it asks them again only for faces it has
+not seen, through a source that hands them the faces already drawn first (:class:`ScriptedDice`), so the
+procedures stay the one place of each rule. A face that needed more dice (a critical's confirmation, a
+miss chance's d100) is not kept. Everything is kept in the plan's account (engine/resolve.py), under its
+budget. A plan that is not plain (two dice, an automatic result, conditions on the attempt or the hit), a
+procedure replaced since import (a house rule, a test), or the caches off: :func:`attack_events` itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.checks import Keep
+from referee.dice import DiceSource, DiceTape, ScriptedDice, parse_dice
+from referee.engine import resolve
+from referee.engine.caches import late
+from referee.engine.events import Event, EventType, at_round, event
+from referee.engine.resolve import attack_event, attack_events, hit_damage_events
+from referee.engine.state import FightState
+from referee.rules import attack_roll
+from referee.rules.attack import AttackPlan
+from referee.rules.context import AttackContext
+
+# the procedures as imported: one replaced since (a house rule, a test) sends attacks the ordinary way
+_ROLL_ATTACK = attack_roll.roll_attack
+_CONFIRM_CRITICAL = attack_roll.confirm_critical
+_CONFIRM_FUMBLE = attack_roll.confirm_fumble
+_MISS_CHANCE_ROLL = attack_roll.miss_chance_roll
+_ROLL_DAMAGE = attack_roll.roll_damage
+_DAMAGE_RECIPE = attack_roll.damage_recipe
+
+
+def _unreplaced() -> bool:
+    a = attack_roll
+    return (
+        a.roll_attack is _ROLL_ATTACK
+        and a.confirm_critical is _CONFIRM_CRITICAL
+        and a.confirm_fumble is _CONFIRM_FUMBLE
+        and a.miss_chance_roll is _MISS_CHANCE_ROLL
+        and a.roll_damage is _ROLL_DAMAGE
+        and a.damage_recipe is _DAMAGE_RECIPE
+    )
+
+
+def is_plain(plan: AttackPlan) -> bool:
+    """One attack die, no automatic result, nothing put on by the attempt or the hit."""
+    check = plan.check
+    return (
+        check.automatic is None
+        and check.keep is Keep.ALL
+        and check.dice_count == 1
+        and not plan.on_attempt
+        and not plan.on_hit
+    )
+
+
+def action_data(plan: AttackPlan) -> dict[str, Any]:
+    """The data of the ACTION event of a declared attack (as :func:`resolve.resolve_attack` writes it)."""
+    return {"kind": "attack", "weapon": plan.weapon, "form": plan.form.value, "charge": False}
+
+
+def plain_attack_events(
+    state: FightState, ctx: AttackContext, plan: AttackPlan, dice: DiceSource
+) -> list[Event]:
+    """The events of :func:`attack_events` for the lane's attack (``quiet``: the after-attack hooks run only
+    after a fumble or a critical), the same dice drawn in the same order."""
+    account = resolve.kept_account(plan, state.setup.ruleset)
+    if account is None or not _unreplaced():
+        return attack_events(state, ctx, plan, dice, action_data(plan), quiet=True)
+    told = account.told
+    plain = told.get("plain")
+    if plain is None:
+        plain = told["plain"] = is_plain(plan)  # a frozen plan's: asked once
+    if not plain:
+        return attack_events(state, ctx, plan, dice, action_data(plan), quiet=True)
+    r = state.round
+    act = told.get(("action", r))
+    if act is None:
+        act = _in_round(told, "action", r, lambda: _action_event(plan, r))
+    out = [act]
+    face = dice.roll(plan.check.sides, "attack")
+    key = (face, ctx.charge, ctx.distance, r)
+    found = told.get(key)
+    if found is None:
+        found = _rolled(state, ctx, plan, dice, account, face)
+    outcome, attack = found
+    out.append(attack)
+    if outcome.hit and not plan.damage.none:
+        out += _damage_events(state, plan, outcome, dice, account)
+    if outcome.fumble or outcome.critical:
+        for hook in late("registry").AFTER_ATTACK:  # fumbles, armour damage...
+            out += hook(state, ctx, plan, outcome, dice)
+    return out
+
+
+def _action_event(plan: AttackPlan, r: int) -> Event:
+    return event(EventType.ACTION, r, actor=plan.attacker, target=plan.defender, data=action_data(plan))
+
+
+def _in_round(told: dict[Any, Any], key: Any, r: int, make: Any) -> Any:
+    """What is kept under `key` as it reads in round `r`: kept per round, made from the round-free one
+    (itself made by `make` once) with :func:`at_round`, so that a kept event is copied once per round."""
+    base = told.get(key)
+    if base is None:
+        base = make()
+        resolve.keep_event(told, key, base, 1)
+    found = at_round(base, r)
+    resolve.keep_event(told, (key, r), found, 1)
+    return found
+
+
+def _rolled(
+    state: FightState, ctx: AttackContext, plan: AttackPlan, dice: DiceSource, account: Any, face: int
+) -> tuple[attack_roll.AttackOutcome, Event]:
+    """The outcome and ATTACK event of attack face `face`: from the procedures (any further die they ask
+    for drawn from `dice`), kept when that face was all they needed."""
+    r = state.round
+    key = (face, ctx.charge, ctx.distance)
+    told = account.told
+    found = told.get(key)
+    if found is None:
+        tape = DiceTape(ScriptedDice([face], then=dice))  # the face drawn, then any more the roll asks for
+        outcome = attack_roll.roll_attack(plan, tape)
+        attack_dice = tape.take()
+        found = (outcome, attack_event(ctx, plan, outcome, attack_dice, r))
+        if len(attack_dice) > 1:
+            return found
+        resolve.keep_event(told, key, found, 1)
+    served = (found[0], at_round(found[1], r))
+    resolve.keep_event(told, (*key, r), served, 1)
+    return served
+
+
+def _damage_events(
+    state: FightState, plan: AttackPlan, outcome: attack_roll.AttackOutcome, dice: DiceSource, account: Any
+) -> list[Event]:
+    """A hit's DAMAGE (and DEFEAT) events: its dice drawn as :func:`attack_roll.roll_damage` draws a plain
+    sum (each group's dice in turn), the events served for those faces and the defender's hit points."""
+    told = account.told
+    critical = outcome.critical
+    recipe = told.get(("recipe", critical))
+    if recipe is None:
+        expr, maximise, _mods = attack_roll.damage_recipe(plan, critical)
+        plain = parse_dice(expr).plain
+        recipe = () if maximise else (plain[0] if plain is not None else None)
+        resolve.keep_event(told, ("recipe", critical), (recipe,), 0)
+    else:
+        recipe = recipe[0]
+    if recipe is None:  # not a plain sum: rolled the ordinary way
+        return hit_damage_events(state, plan, outcome, DiceTape(dice), account)
+    draw = dice.roll
+    faces = tuple(draw(sides, "damage") for count, sides in recipe for _ in range(count))
+    defender = state.combatants[plan.defender]
+    r = state.round
+    key = ("hit", critical, faces, defender.hp, defender.subdual, defender.status)
+    found = told.get((key, r))
+    if found is None:
+        base = told.get(key)
+        if base is None:
+            base = tuple(hit_damage_events(state, plan, outcome, DiceTape(ScriptedDice(faces)), None))
+            resolve.keep_event(told, key, base, len(base))
+        found = tuple(at_round(e, r) for e in base)
+        resolve.keep_event(told, (key, r), found, len(found))
+    return list(found)

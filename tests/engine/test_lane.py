@@ -1,0 +1,88 @@
+"""The lane (engine/lane.py, engine/plain_attack.py) takes the plain steps of a fight without the layers and
+changes nothing of it: every example fights event for event alike with the lane and without it (ODD-ACT-ATK,
+ODD-INIT-1, ODD-ATK-2: the same attack, the same dice, the same events), including the fights it leaves to
+the ordinary step (conditions, grids, routines, tactics)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.dice import RandomDice, ScriptedDice
+from referee.engine import lane, registry
+from referee.engine.fight import run_fight
+from referee.errors import EncounterFileError
+from referee.files import load_encounter
+from referee.rules import attack_roll
+from referee.setup import Setup
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = [*sorted((ROOT / "examples").glob("*.yaml")), ROOT / "benchmarks" / "data" / "melee_3v4.yaml"]
+SEEDS = (0, 3, 11, 42)
+
+
+def _setup(path: Path) -> Setup:
+    try:
+        return load_encounter(path)
+    except EncounterFileError as exc:  # a file that is not a whole encounter (a house-rules sheet)
+        pytest.skip(f"{path.name} is not an encounter: {exc}")
+
+
+def _log(setup: Setup, seed: int) -> dict[str, Any]:
+    return run_fight(setup, RandomDice(seed)).result().to_dict()
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_fights_alike_with_and_without_the_lane(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setup = _setup(path)
+    with_lane = [_log(setup, seed) for seed in SEEDS]
+    monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
+    assert [_log(setup, seed) for seed in SEEDS] == with_lane
+
+
+def test_the_plain_duel_takes_the_lane() -> None:
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    assert lane.lane_for(setup, None) is not None
+
+
+def test_a_changed_list_of_hooks_turns_the_lane_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    monkeypatch.setattr(registry, "AFTER_ATTACK", (*registry.AFTER_ATTACK,))
+    assert lane.lane_for(setup, None) is None
+
+
+def test_another_chooser_takes_the_ordinary_step() -> None:
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    assert lane.lane_for(setup, lambda state, actor: pytest.fail("not asked")) is None
+
+
+def test_scripted_dice_give_the_same_fight_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ODD-ATK-2: the attack d20, then the damage dice, in the order the procedures ask for them."""
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    script = [4, 7, 3, 20, 8, 1, 12, 5, 9, 2, 17, 6, 14, 3, 10, 1, 19, 4]
+    with_lane = run_fight(setup, ScriptedDice(script, then=RandomDice(5))).result().to_dict()
+    monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
+    assert run_fight(setup, ScriptedDice(script, then=RandomDice(5))).result().to_dict() == with_lane
+
+
+def test_a_replaced_roll_is_used_by_the_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A house rule that replaces the damage roll (rules/attack_roll.py) is what the lane's hits roll."""
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+
+    def at_least_three(plan: Any, outcome: Any, dice: Any) -> tuple[int, Any, str]:
+        amount, mods, how = original(plan, outcome, dice)
+        return max(3, amount), mods, how
+
+    original = attack_roll.roll_damage
+    monkeypatch.setattr(attack_roll, "roll_damage", at_least_three)
+    damage = [
+        e["damage"]
+        for seed in SEEDS
+        for e in _log(setup, seed)["events"]
+        if e["type"] == "damage" and e.get("rule") == "ODD-ATK-2"
+    ]
+    assert damage and min(damage) >= 3
