@@ -22,7 +22,6 @@ from referee.dice import DiceSource, parse_dice
 from referee.engine import resolve as engine
 from referee.engine.actions import Action, Attack
 from referee.engine.state import CombatantState, FightState
-from referee.odds.dice import dice_die, die_fractions
 from referee.odds.errors import OddsError
 from referee.rules import attack_roll
 from referee.rules.attack import AttackPlan
@@ -92,6 +91,8 @@ def _damage_distribution(
     # the fast path for pure sums: roll_damage is this sum (or its maximum) plus the modifiers
     if maximise:
         return {attack_roll.damage_amount(plan, parse_dice(expr).maximum, mods): Fraction(1)}
+    from referee.odds.dice import dice_die, die_fractions  # icepool: a whole fight's odds do not need it
+
     return die_fractions(dice_die(expr).map(lambda total: attack_roll.damage_amount(plan, total, mods)))
 
 
