@@ -18,7 +18,7 @@ from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
-from referee.rules import hit_points, initiative, memo, surprise, turns
+from referee.rules import hit_points, initiative, memo, turns
 from referee.setup import Setup
 
 # The round hooks (scripted charges, segment delays; garrotte counts, drowning...) are listed in order in
@@ -148,6 +148,8 @@ class Fight:
         spec = self.setup.surprise
         if spec is None:
             return []
+        from referee.rules import surprise  # only a fight with a surprise check needs it
+
         found = surprise.roll_surprise(spec, self.setup.combatants, dice)
         if not found.possible:
             return [
