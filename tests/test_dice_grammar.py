@@ -73,3 +73,27 @@ def test_d20_is_imported_by_the_first_parse_not_before() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_each_parser_state_gets_the_lexer_lark_builds_for_it() -> None:
+    # the contextual lexer's per-state lexers are made on first use: the same terminals, in the same order
+    # (their match order), and the same callbacks as lark's own contextual lexer makes for every state
+    from lark.lexer import ContextualLexer
+
+    from referee.dice_grammar import import_d20
+
+    frontend = import_d20().diceast.parser.parser
+    lazy, conf = frontend.lexer, frontend.lexer_conf
+    assert type(lazy) is not ContextualLexer
+    states = {i: list(t.keys()) for i, t in frontend.parser._parse_table.states.items()}
+    eager = ContextualLexer(
+        conf.tokens, states, re_=frontend.re, ignore=conf.ignore, user_callbacks=conf.callbacks,
+        g_regex_flags=conf.g_regex_flags,
+    )  # fmt: skip
+    assert len(states) > 30
+    for state in states:
+        made, built = lazy.lexers[state], eager.lexers[state]
+        assert [t.name for t in made.terminals] == [t.name for t in built.terminals]
+        assert made.callback.keys() == built.callback.keys()
+        assert [m.pattern for m, _ in made.mres] == [m.pattern for m, _ in built.mres]
+    assert [t.name for t in lazy.root_lexer.terminals] == [t.name for t in eager.root_lexer.terminals]

@@ -7,7 +7,9 @@ first attribute asked for; during that import lark's constructor is given the ta
 earlier run (lark's own ``cache`` option, the file written atomically, one per grammar, lark version
 and Python version, under ``$XDG_CACHE_HOME/referee`` or ``~/.cache/referee``). A missing, stale or
 unreadable cache means the tables are built as before; parsing is the same either way
-(tests/test_dice_grammar.py).
+(tests/test_dice_grammar.py). Lark's contextual lexer builds one lexer (a compiled regex) for each
+parser state, three dozen of them, all at once; here each is built when a parse first reaches its
+state (:func:`_lazy_contextual_lexer`), the same lexer for the same state.
 """
 
 from __future__ import annotations
@@ -64,15 +66,68 @@ def _cached_lark(real: Any) -> Any:
     return build
 
 
+class _LexersByState(dict[Any, Any]):
+    """The contextual lexer's lexer of each parser state, built when first asked for."""
+
+    def __init__(self, build: Any) -> None:
+        super().__init__()
+        self.build = build
+
+    def __missing__(self, state: Any) -> Any:
+        lexer = self[state] = self.build(state)  # KeyError for a state the parser does not have, as before
+        return lexer
+
+
+def _lazy_contextual_lexer(real: Any) -> Any:
+    """lark 0.9's ``ContextualLexer`` with each state's lexer made on first use: the same terminals for
+    the same state, one lexer per set of terminals (lark's own ``__init__``, deferred state by state)."""
+    from lark.lexer import TraditionalLexer
+
+    class LazyContextualLexer(real):  # type: ignore[misc]
+        def __init__(
+            self, terminals: Any, states: Any, re_: Any, ignore: Any = (), always_accept: Any = (),
+            user_callbacks: Any = None, g_regex_flags: int = 0,
+        ) -> None:  # fmt: skip
+            self.re = re_
+            user_callbacks = user_callbacks or {}
+            tokens_by_name = {t.name: t for t in terminals}
+            lexer_by_tokens: dict[frozenset[Any], Any] = {}
+
+            def build(state: Any) -> Any:
+                accepts = states[state]
+                key = frozenset(accepts)
+                if key not in lexer_by_tokens:
+                    accepts = set(accepts) | set(ignore) | set(always_accept)
+                    state_tokens = [tokens_by_name[n] for n in accepts if n and n in tokens_by_name]
+                    lexer_by_tokens[key] = TraditionalLexer(
+                        state_tokens, re_=re_, ignore=ignore, user_callbacks=user_callbacks,
+                        g_regex_flags=g_regex_flags,
+                    )  # fmt: skip
+                return lexer_by_tokens[key]
+
+            self.lexers = _LexersByState(build)
+            self.root_lexer = TraditionalLexer(
+                terminals, re_=re_, ignore=ignore, user_callbacks=user_callbacks, g_regex_flags=g_regex_flags
+            )
+
+    return LazyContextualLexer
+
+
 def import_d20() -> Any:
     """Import d20 (its grammar from the cache when there is one)."""
     if "d20" in sys.modules:
         return sys.modules["d20"]
+    import importlib
+
     import lark
 
-    real = lark.Lark
-    # d20.diceast does `from lark import Lark` and calls it once, at import
+    frontends: Any = importlib.import_module("lark.parser_frontends")  # no stubs in lark-stubs
+
+    real, real_lexer = lark.Lark, frontends.ContextualLexer
+    # d20.diceast does `from lark import Lark` and calls it once, at import; its LALR front end makes the
+    # contextual lexer then, by the name in lark.parser_frontends
     lark.Lark = _cached_lark(real)  # type: ignore[misc]
+    frontends.ContextualLexer = _lazy_contextual_lexer(real_lexer)
     try:
         with warnings.catch_warnings():
             # d20 pins the retired `lark-parser` distribution, which warns on import.
@@ -80,6 +135,7 @@ def import_d20() -> Any:
             import d20
     finally:
         lark.Lark = real  # type: ignore[misc]
+        frontends.ContextualLexer = real_lexer
     return d20
 
 

@@ -9,22 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.dice import DiceSource, DiceTape, DieRoll
 from referee.engine import caches
 from referee.engine.actions import Action
 from referee.engine.events import Event, EventType, event
-from referee.engine.registry import END_OF_ROUND as END_OF_ROUND
-from referee.engine.registry import START_OF_ROUND as START_OF_ROUND
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
-from referee.rules import hit_points, initiative, memo, surprise, turns
+from referee.rules import hit_points, initiative, memo, turns
 from referee.setup import Setup
 
 # The round hooks (scripted charges, segment delays; garrotte counts, drowning...) are listed in order in
-# referee.engine.registry; imported here by name for the exact odds and the simulator too.
+# referee.engine.registry, read when a round starts or ends (the set-up needs none of the modules they
+# name); this module gives them by name for the exact odds and the simulator too.
+_ROUND_HOOKS = ("START_OF_ROUND", "END_OF_ROUND")
+if TYPE_CHECKING:
+    from referee.engine.registry import RoundHook
+
+    START_OF_ROUND: tuple[RoundHook, ...]
+    END_OF_ROUND: tuple[RoundHook, ...]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ROUND_HOOKS:
+        return getattr(caches.late("registry"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Fight:
@@ -137,6 +148,8 @@ class Fight:
         spec = self.setup.surprise
         if spec is None:
             return []
+        from referee.rules import surprise  # only a fight with a surprise check needs it
+
         found = surprise.roll_surprise(spec, self.setup.combatants, dice)
         if not found.possible:
             return [
@@ -175,7 +188,7 @@ class Fight:
         number = self.state.round + 1
         added = self.push([_round_marker(EventType.ROUND_START, number)])
         added += self.push([self._initiative_event(number, dice)])
-        for hook in START_OF_ROUND:
+        for hook in caches.late("registry").START_OF_ROUND:
             added += self.push(hook(self.state, dice))
         return added
 
@@ -227,7 +240,7 @@ class Fight:
             raise IllegalActionError(f"cannot end the round now (the fight needs: {self.needs()})")
         number = self.state.round
         added: list[Event] = []
-        for hook in END_OF_ROUND:
+        for hook in caches.late("registry").END_OF_ROUND:
             added += self.push(hook(self.state, dice))
         added += self.push(self._expiry_events(number))
         added += self.push([_round_marker(EventType.ROUND_END, number)])

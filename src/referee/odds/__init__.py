@@ -10,7 +10,8 @@
   (:mod:`referee.engine.outcomes`), its initiative, target choice and end from :mod:`referee.rules`;
 - :mod:`referee.odds.whole`: a whole fight's odds: the chain, else (within a small budget) the exact walk
   of the event engine itself (:mod:`referee.exact_engine`);
-- :mod:`referee.odds.dice`: the fast path for pure sums (icepool).
+- :mod:`referee.odds.sums` and :mod:`referee.odds.dice`: the fast path for pure sums (a plain sum
+  convolved; keep-highest and the rest with icepool).
 
 Probabilities are :class:`fractions.Fraction` (floats for whole fights unless asked for exactly).
 Anything beyond the model is refused with the reason (:class:`OddsError`), never answered under other rules.
@@ -28,7 +29,6 @@ from referee.odds.attack import (
     hit_damage,
     plan_odds,
 )
-from referee.odds.dice import dice_die, die_fractions
 from referee.odds.encounter import encounter_action_odds, opening_state, starting_hit_points
 from referee.odds.errors import OddsError
 
@@ -37,14 +37,23 @@ if TYPE_CHECKING:
     from typing import Any
 
     from referee.odds.chain import FLOAT_CUTOFF, MAX_CELLS, MAX_ORDERS, FightOdds
+    from referee.odds.dice import dice_die, die_fractions
     from referee.odds.whole import WALK_MAX_WORK, fight_odds
 
 _CHAIN = ("FLOAT_CUTOFF", "MAX_CELLS", "MAX_ORDERS", "FightOdds")
 _WHOLE = ("WALK_MAX_WORK", "fight_odds")
+_DICE = ("dice_die", "die_fractions")
 
 
 def __getattr__(name: str) -> Any:
-    # The whole-fight chain (and numpy) is imported on first use: one attack's odds need neither.
+    # The whole-fight chain (and numpy) is imported on first use: one attack's odds need neither; nor does
+    # a whole fight need icepool (one attack's damage sum).
+    if name in _DICE:
+        from referee.odds import dice
+
+        value = getattr(dice, name)
+        globals()[name] = value
+        return value
     if name in _CHAIN or name in _WHOLE:
         from referee.odds import chain, whole
 
