@@ -10,8 +10,7 @@
   (:mod:`referee.engine.outcomes`), its initiative, target choice and end from :mod:`referee.rules`;
 - :mod:`referee.odds.whole`: a whole fight's odds: the chain, else (within a small budget) the exact walk
   of the event engine itself (:mod:`referee.exact_engine`);
-- :mod:`referee.odds.sums` and :mod:`referee.odds.dice`: the fast path for pure sums (a plain sum
-  convolved; keep-highest and the rest with icepool).
+- :mod:`referee.odds.dice`: the fast path for pure sums (icepool).
 
 Probabilities are :class:`fractions.Fraction` (floats for whole fights unless asked for exactly).
 Anything beyond the model is refused with the reason (:class:`OddsError`), never answered under other rules.

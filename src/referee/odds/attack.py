@@ -6,8 +6,7 @@ GAP-ADV), the confirmation dice (HR-CRIT-1, HR-FUMBLE-1), the miss-chance die (M
 sequence of faces (:func:`referee.chance.distribution`), and the damage of each hit from
 :func:`rules.attack_roll.roll_damage` the same way. Both are looked up as module attributes at call
 time, so a house rule written there reaches the odds. The sum of a plain damage expression is the one
-fast path (:mod:`referee.odds.sums`; icepool, :mod:`referee.odds.dice`, for keep-highest and the rest).
-Probabilities are :class:`fractions.Fraction`.
+fast path (icepool, :mod:`referee.odds.dice`). Probabilities are :class:`fractions.Fraction`.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from referee.engine import resolve as engine
 from referee.engine.actions import Action, Attack
 from referee.engine.state import CombatantState, FightState
 from referee.odds.errors import OddsError
-from referee.odds.sums import plain_sum
 from referee.rules import attack_roll
 from referee.rules.attack import AttackPlan
 from referee.rules.ruleset import Ruleset
@@ -93,16 +91,9 @@ def _damage_distribution(
     # the fast path for pure sums: roll_damage is this sum (or its maximum) plus the modifiers
     if maximise:
         return {attack_roll.damage_amount(plan, parse_dice(expr).maximum, mods): Fraction(1)}
-    summed = plain_sum(expr)  # a plain sum without icepool (its import is a tenth of one attack's odds)
-    if summed is None:
-        from referee.odds.dice import dice_die, die_fractions
+    from referee.odds.dice import dice_die, die_fractions  # icepool: a whole fight's odds do not need it
 
-        return die_fractions(dice_die(expr).map(lambda total: attack_roll.damage_amount(plan, total, mods)))
-    amounts: dict[int, Fraction] = {}
-    for total, p in summed.items():
-        amount = attack_roll.damage_amount(plan, total, mods)
-        amounts[amount] = amounts.get(amount, Fraction(0)) + p
-    return dict(sorted(amounts.items()))  # in order, as icepool's mapped die
+    return die_fractions(dice_die(expr).map(lambda total: attack_roll.damage_amount(plan, total, mods)))
 
 
 _ROLL_DAMAGE = attack_roll.roll_damage  # the procedure the fast path stands for
