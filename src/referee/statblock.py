@@ -1,13 +1,18 @@
 """Stat lines as modules print them, read into encounter-file fields (issue 15, item 2).
 
-Two forms are read, the Old-School Essentials one::
+Three forms are read, the Old-School Essentials one::
 
     AC 5 [14], HD 5 (25hp), Att 2 × claw (1d4), 1 × bite (1d8), THAC0 15 [+4], MV 120' (40'),
     SV D10 W11 P12 B13 S14 (3), ML 9, AL Neutral
 
-and the Swords & Wizardry one::
+the Swords & Wizardry one::
 
     HD 4; AC 4[15]; Atk 2 claws (1d3), 1 bite (1d6); Move 14; Save 13; AL C; CL/XP 6/400
+
+and the classic modules' one, the attacks counted and their damage apart (B/X modules, AD&D 1e)::
+
+    AC 6, HD 1-1, hp 3, #AT 1, D 1-6, MV 60' (20'), Save NM, ML 7
+    AC 5; MV 12"; HD 5; hp 30; #AT 3; D 1-6/1-6/2-12; SA hug; SZ L
 
 :func:`parse_stat_block` gives a :class:`StatBlock`; :meth:`StatBlock.fields` the combatant fields it
 stands for (a file's own fields override them). Pure: no files, no catalog. Every part that cannot be
@@ -16,7 +21,10 @@ read is a :class:`StatBlockError` naming that part.
 Assumptions (GAP-STAT-LINE): an attack routine is ODD-ATK-3's; an AC given in one notation only gets the
 other as the books print them (ascending = 19 - descending); a movement rate is scaled so that a
 human's (120' in OSE, 12 in S&W) is the engine's 30 ft a round (ODD-MOVE-1); THAC0 T is the attack
-bonus 19 - T; without THAC0 or [+N] the ruleset's own rule gives the bonus (ODD-BTH-2: hit dice).
+bonus 19 - T; without THAC0 or [+N] the ruleset's own rule gives the bonus (ODD-BTH-2: hit dice); a
+damage range is the dice that roll it (1-6 is 1d6, 2-8 2d4, 2-7 1d6+1); saving as a class and level
+(`Save F1`, `NM`) is read and left out, as saves are (no rule uses them); AD&D's inches (MV 9") are S&W's
+numbers (a human's 12).
 """
 
 from __future__ import annotations
@@ -40,6 +48,18 @@ LABELS: dict[str, str | None] = {
     "armour class": "ac",
     "hd": "hd",
     "hit dice": "hd",
+    "hp": "hp",
+    "hit points": "hp",
+    "#at": "count",
+    "# at": "count",
+    "#att": "count",
+    "no. of attacks": "count",
+    "number of attacks": "count",
+    "d": "damage",
+    "dmg": "damage",
+    "damage": "damage",
+    "sz": "size",
+    "size": "size",
     "att": "attacks",
     "atk": "attacks",
     "attacks": "attacks",
@@ -50,6 +70,7 @@ LABELS: dict[str, str | None] = {
     "movement": "move",
     "sv": "saves",
     "save": "saves",
+    "save as": "saves",
     "saves": "saves",
     "ml": "morale",
     "morale": "morale",
@@ -62,7 +83,22 @@ LABELS: dict[str, str | None] = {
     "tt": None,
     "treasure": None,
     "special": None,
+    "sa": None,
+    "sd": None,
+    "mr": None,
+    "int": None,
+    "intelligence": None,
+    "special attacks": None,
+    "special defenses": None,
+    "special defences": None,
+    "magic resistance": None,
+    "% in lair": None,
+    "in lair": None,
+    "frequency": None,
+    "treasure type": None,
+    "xp value": None,
 }
+CONTINUED = ("attacks", "count", "damage", "hp", None)  # labels whose value may go on past a comma
 _LABEL = re.compile(
     r"^\s*(" + "|".join(re.escape(k) for k in sorted(LABELS, key=len, reverse=True)) + r")\b\.?:?\s*(.*)$",
     re.IGNORECASE | re.DOTALL,
@@ -78,6 +114,10 @@ _DAMAGE = re.compile(
 _THAC0 = re.compile(rf"^(\d+)\s*(?:\[\s*({_NUMBER})\s*\])?$")
 _RATE = re.compile(r"^(\d+)\s*'?\s*(?:\(\s*(\d+)\s*'?\s*\))?\s*(?:\(?\s*(fly(?:ing)?|swim(?:ming)?)\s*\)?)?$")
 _RATE_WORD_FIRST = re.compile(r"^(fly(?:ing)?|swim(?:ming)?)\s+(\d+)\s*'?\s*(?:\(\s*\d+\s*'?\s*\))?$")
+_SAVES_AS = re.compile(
+    r"^(?:as\s+)?(?:nm|normal (?:man|human)|(?:[a-z]{1,2}|[a-z][a-z-]+:?)\s*(?:level\s*)?\d+)(?:\s*\(.*\))?$",
+    re.IGNORECASE,
+)
 _OSE_SAVES = re.compile(r"^((?:[DWPBS]\s*\d+\s*)+)(?:\(\s*[^()]*\s*\))?$", re.IGNORECASE)
 
 
@@ -109,6 +149,7 @@ class StatBlock:
     swim: int | None = None
     saves: dict[str, int] = field(default_factory=dict)
     morale: int | None = None
+    size: str | None = None
 
     def ac(self, descending: bool) -> int | None:
         """The AC in the ruleset's convention: "6 [13]" is 6 under descending rules, 13 under ascending.
@@ -131,7 +172,7 @@ class StatBlock:
         if self.attacks:
             out["weapons"] = [_weapon_fields(a) for a in self.attacks]
             out["attacks"] = [a.weapon for a in self.attacks for _ in range(a.count)]
-        for name in ("attack_bonus", "move", "fly", "swim", "morale"):
+        for name in ("attack_bonus", "move", "fly", "swim", "morale", "size"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -175,7 +216,7 @@ def split_parts(text: str) -> list[tuple[str, str]]:
         match = _LABEL.match(piece)
         if match is not None:
             parts.append((match.group(1), match.group(2).strip()))
-        elif parts and LABELS[parts[-1][0].lower()] in ("attacks", None):
+        elif parts and LABELS[parts[-1][0].lower()] in CONTINUED:
             label, value = parts[-1]
             parts[-1] = (label, f"{value}, {piece}")
         else:
@@ -184,8 +225,8 @@ def split_parts(text: str) -> list[tuple[str, str]]:
 
 
 def parse_stat_block(text: str) -> StatBlock:
-    """Read a stat line in the OSE or the Swords & Wizardry form (module docstring)."""
-    text = " ".join(text.replace("−", "-").replace("–", "-").split())
+    """Read a stat line in the OSE, the Swords & Wizardry or the classic modules' form (module docstring)."""
+    text = _unwrapped(" ".join(text.replace("−", "-").replace("–", "-").split()))
     if not text:
         raise StatBlockError("the stat block is empty")
     values: dict[str, Any] = {}
@@ -197,8 +238,54 @@ def parse_stat_block(text: str) -> StatBlock:
         if target in seen:
             raise StatBlockError(f"stat block gives {label!r} twice")
         seen.add(target)
-        values.update(_READERS[target](value, label))
-    return StatBlock(**values)
+        read = _READERS[target](value, label)
+        if "hp" in read and values.get("hp") is not None and read["hp"] is not None:
+            raise StatBlockError(f"stat block gives hit points twice ({label!r} and in its hit dice)")
+        values.update({k: v for k, v in read.items() if v is not None or k not in values})
+    return StatBlock(**_counted_attacks(values))
+
+
+def _unwrapped(text: str) -> str:
+    """A module's "(AC 6, HD 1-1, … ML 7)" without the brackets around the whole line."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and i < len(text) - 1:
+            return text  # the first bracket closes before the end: not one pair around it all
+    return text[1:-1].strip()
+
+
+def _counted_attacks(values: dict[str, Any]) -> dict[str, Any]:
+    """`#AT 2 claws/1 bite, D 1-4/2-8` (the classic form) → the attacks, as OSE's `Att` gives them."""
+    counted, damages = values.pop("_count", None), values.pop("_damage", None)
+    if counted is None and damages is None:
+        return values
+    if "attacks" in values:
+        raise StatBlockError("stat block gives its attacks twice (`Att … (1d6)` and `#AT`/`D`)")
+    part, kinds = counted or ("", [(1, None)])
+    if damages is None:
+        raise StatBlockError(
+            f"stat block part {part!r} counts attacks but the line gives no damage (e.g. 'D 1-6'; or write"
+            " each attack with its dice: '2 × claw (1d4)')"
+        )
+    total = sum(count for count, _ in kinds)
+    names = [name or "attack" for count, name in kinds for _ in range(count)]
+    if len(damages) == total:
+        attacks = [Attack(name, damage) for name, damage in zip(names, damages, strict=True)]
+    elif len(damages) == len(kinds):
+        attacks = [
+            Attack(name or "attack", damage, count)
+            for (count, name), damage in zip(kinds, damages, strict=True)
+        ]
+    elif len(damages) == 1:
+        attacks = [Attack(name or "attack", damages[0], count) for count, name in kinds]
+    else:
+        raise StatBlockError(
+            f"stat block gives {total} attacks but {len(damages)} damages ({'/'.join(damages)})"
+        )
+    return {**values, "attacks": _distinct(attacks)}
 
 
 def _part(label: str, value: str) -> str:
@@ -230,6 +317,8 @@ def _read_hd(value: str, label: str) -> dict[str, Any]:
 
 
 def _read_attacks(value: str, label: str) -> dict[str, Any]:
+    if "(" not in value and not re.search(r"\d*d\d+", value):  # Moldvay's "Attacks: 2 claws/1 bite"
+        return _read_count(value, label)
     if "/" in value.split("(")[0] or re.search(r"\d*d\d+\s*/\s*\d*d\d+", value):
         raise StatBlockError(
             f"stat block part {_part(label, value)!r}: write each attack as '1 × claw (1d3)', not damage"
@@ -278,6 +367,94 @@ def _distinct(attacks: list[Attack]) -> tuple[Attack, ...]:
     return tuple(kept)
 
 
+_COUNTED = re.compile(
+    r"^(\d+)?\s*[×x*]?\s*([a-z][a-z' -]*?)?\s*(?:\(\s*([a-z][a-z' -]*?)\s*\))?$", re.IGNORECASE
+)  # "2 claws", "1 (weapon)", "3"
+_RANGE = re.compile(r"^(\d+)\s*-\s*(\d+)$")
+DIE_SIDES = (2, 3, 4, 6, 8, 10, 12, 20, 100)
+
+
+def _read_count(value: str, label: str) -> dict[str, Any]:
+    """`#AT 1`, `#AT 3`, `#AT 2 claws/1 bite`, `Attacks: 1 weapon`: how many attacks of which kind."""
+    kinds: list[tuple[int, str | None]] = []
+    for piece in re.split(r"/|,|\band\b|\+", value, flags=re.IGNORECASE):
+        match = _COUNTED.match(piece.strip())
+        if match is None or not piece.strip():
+            raise StatBlockError(
+                f"stat block part {_part(label, value)!r}: attacks are not like '1', '3' or '2 claws/1 bite'"
+            )
+        count = int(match.group(1) or 1)
+        if not 1 <= count <= 12:
+            raise StatBlockError(f"stat block part {_part(label, value)!r}: {count} attacks of one kind")
+        name = match.group(2) or match.group(3)
+        kinds.append((count, _weapon_name(name, count) if name else None))
+    return {"_count": (_part(label, value), kinds)}
+
+
+def _read_damage(value: str, label: str) -> dict[str, Any]:
+    """`D 1-6`, `D 1d8`, `D 1-4/1-4/2-8`, `Damage: 1-6 or by weapon`: each attack's dice in order."""
+    damages: list[str] = []
+    for piece in value.split("/"):
+        words = piece.strip().split(" ", 1)
+        dice = _dice_of_range(words[0]) or _dice_of_notation(piece.strip())
+        if dice is None:
+            raise StatBlockError(
+                f"stat block part {_part(label, value)!r}: damage {piece.strip()!r} gives no dice"
+                " (like '1-6', '2-8' or '1d6'; a monster that fights 'by weapon' is given its weapons)"
+            )
+        damages.append(dice)
+    return {"_damage": damages}
+
+
+def _dice_of_notation(text: str) -> str | None:
+    match = _DAMAGE.match(text)
+    return None if match is None else match.group(1).replace(" ", "")
+
+
+def dice_of_range(low: int, high: int) -> str | None:
+    """GAP-STAT-LINE: the dice a range of damage is rolled with — as many dice as the least (2-8: 2d4),
+    else one die and a bonus (2-7: 1d6+1), else the fewest dice with a bonus; None if no dice roll it."""
+    for dice in (low, *range(1, low)):
+        bonus = low - dice
+        spread = high - bonus
+        if dice >= 1 and spread % dice == 0 and spread // dice in DIE_SIDES:
+            return f"{dice}d{spread // dice}" + (f"+{bonus}" if bonus else "")
+    return None
+
+
+def _dice_of_range(text: str) -> str | None:
+    match = _RANGE.match(text)
+    if match is None:
+        return None
+    low, high = int(match.group(1)), int(match.group(2))
+    return dice_of_range(low, high) if 1 <= low < high <= 10_000 else None
+
+
+def _read_hp(value: str, label: str) -> dict[str, Any]:
+    """`hp 5`, `hp 3 each`: the hit points (a module's list, `hp 3, 4, 2`, is one total per block)."""
+    match = re.fullmatch(r"(\d+)(?:\s*(?:hp|each))?", value, re.IGNORECASE)
+    if match is None:
+        raise StatBlockError(
+            f"stat block part {_part(label, value)!r}: one hit-point total per block (give each monster its"
+            " own block, or leave the hit points out to roll them from the hit dice)"
+        )
+    return {"hp": int(match.group(1))}
+
+
+SIZE_LETTERS = {"t": "tiny", "s": "small", "m": "medium", "l": "large", "h": "huge", "g": "gargantuan"}
+
+
+def _read_size(value: str, label: str) -> dict[str, Any]:
+    """`SZ M`, `Size: L (12' tall)`, `Size large`: the size ladder (GAP-SIZE)."""
+    word = value.split("(")[0].strip().lower()
+    size = SIZE_LETTERS.get(word, word)
+    if size not in SIZE_LETTERS.values():
+        raise StatBlockError(
+            f"stat block part {_part(label, value)!r}: size is S, M, L or a word like 'large'"
+        )
+    return {"size": size}
+
+
 def _read_thac0(value: str, label: str) -> dict[str, Any]:
     match = _THAC0.match(value)
     if match is None:
@@ -289,6 +466,7 @@ def _read_thac0(value: str, label: str) -> dict[str, Any]:
 def _read_move(value: str, label: str) -> dict[str, Any]:
     """ "120' (40')", "90' (30') / 180' (60') flying", "12", "6/18 (flying)": walking, then fly or swim."""
     rates: dict[str, int] = {}
+    value = value.replace('"', "")  # AD&D's inches: 12" is a human's, as S&W's 12
     in_feet = "'" in value
     for piece in value.split("/"):
         piece = piece.strip().lower().rstrip(".")
@@ -319,6 +497,8 @@ def _read_saves(value: str, label: str) -> dict[str, Any]:
     if re.fullmatch(r"\d+", value):  # S&W: one saving throw
         return {"saves": {"save": int(value)}}
     match = _OSE_SAVES.match(value)
+    if match is None and _SAVES_AS.match(value):  # B/X's "Save F1", "NM": saves as a class; left out
+        return {}
     if match is None:
         raise StatBlockError(
             f"stat block part {_part(label, value)!r}: saves are not like 'D10 W11 P12 B13 S14 (3)' or '13'"
@@ -345,6 +525,10 @@ _READERS = {
     "move": _read_move,
     "saves": _read_saves,
     "morale": _read_morale,
+    "count": _read_count,
+    "damage": _read_damage,
+    "hp": _read_hp,
+    "size": _read_size,
 }
 
 
@@ -371,5 +555,14 @@ def split_blocks(text: str) -> list[tuple[str, str]]:
             raise StatBlockError(
                 f"paragraph {lines[0][:60]!r}: give the name on its own first line, then the stat line"
             )
-        blocks.append((lines[0].rstrip(":"), " ".join(lines[1:])))
+        blocks.append((lines[0].rstrip(":"), _joined(lines[1:])))
     return blocks
+
+
+def _joined(lines: list[str]) -> str:
+    """A block's lines as one stat line: a line that starts with a label starts a part (Moldvay's entries
+    put each on its own line: `Armor Class: 6` / `Hit Dice: 1` / …); any other goes on the line before."""
+    text = lines[0]
+    for line in lines[1:]:
+        text += f"; {line}" if _LABEL.match(line) and not text.rstrip().endswith((",", ";")) else f" {line}"
+    return text
