@@ -110,6 +110,15 @@ def test_the_table_tools_through_the_page(live_server: Any, sized: Any, size: An
     wait_new_version(page, version)
     expect(page.locator("#status")).to_contain_text("everyone has acted")
     expect(page.locator("#log")).to_contain_text("Goblin 1 → Angthar")
+
+    # a latecomer from a module's stat line as printed (GAP-STAT-LINE), its hit points given
+    tools_open(page)
+    page.select_option("#add-side", "Goblins")
+    page.fill("#add-name", "Bugbear")
+    page.fill("#add-stat", "AC 5, HD 3+1, hp 14, #AT 1, D 2-8, MV 90' (30'), Save F3, ML 9")
+    click_and_wait(page, page.locator("#add-combatant"))
+    assert page.locator("#combatants tr[data-name='Bugbear'] .hpnum").inner_text() == "14/14"
+    expect(page.locator("#log tbody tr").first).to_contain_text("Bugbear")
     no_sideways_scroll(page)
     no_sideways_scroll(players)
     assert page.evaluate("window.__sameDocument === true")

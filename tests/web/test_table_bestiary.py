@@ -27,3 +27,22 @@ def test_the_add_form_offers_the_bestiary(tracker: Any) -> None:
     page = tracker.client.get(f"/e/{eid}", headers=tracker.auth).text
     assert 'id="add-monster" list="bestiary"' in page
     assert '<option value="ogre">' in page and '<option value="lizard man">' in page
+
+
+def test_a_latecomer_from_a_classic_modules_stat_line(tracker: Any) -> None:
+    """GAP-STAT-LINE: `#AT 3, D 1-4/1-4/2-8` is the routine claw, claw, bite (ODD-ATK-3), 2-8 rolled as 2d4."""
+    eid = begun(tracker)
+    line = "AC 5, HD 5, hp 30, #AT 2 claws/1 bite, D 1-4/2-8, MV 120' (40'), Save F3, ML 9, SZ L"
+    state = table(tracker, eid, {"kind": "add_combatant", "side": "Goblins",
+                                 "combatant": {"name": "Owlbear", "stat_block": line}})  # fmt: skip
+    owlbear = who(state, "Owlbear")
+    assert owlbear["hp"] == 30 == owlbear["max_hp"] and owlbear["ac"] == 14  # 19 - 5
+    assert owlbear["weapons"] == ["claw", "bite"]
+    refused = tracker.client.post(
+        f"/api/encounters/{eid}/actions",
+        headers=tracker.auth,
+        json={"version": state["version"], "action": {"kind": "add_combatant", "side": "Goblins",
+              "combatant": {"name": "Kobold", "stat_block": "AC 7, HD 1/2, hp 3, 2, 4, #AT 1, D 1-4"}}},
+    )  # fmt: skip
+    assert refused.status_code == 422
+    assert "one hit-point total per block" in refused.json()["error"]

@@ -484,6 +484,7 @@
       const combatant = {};
       if ($("add-name").value.trim() || !$("add-monster").value.trim()) combatant.name = $("add-name").value.trim();
       if ($("add-monster").value.trim()) combatant.monster = $("add-monster").value.trim();  // its fields, the form's override
+      if ($("add-stat").value.trim()) combatant.stat_block = $("add-stat").value.trim();  // as a module prints it
       if ($("add-hd").value.trim()) combatant.hit_dice = $("add-hd").value.trim();
       if ($("add-hp").value) combatant.hp = parseInt($("add-hp").value, 10);
       if ($("add-ac").value) combatant.ac = parseInt($("add-ac").value, 10);
