@@ -99,3 +99,21 @@ def test_a_blow_that_kills_ends_the_conditions() -> None:
         take(fight, {"kind": "wait", "actor": name})
     ended = fight.take("end_round", ScriptedDice([]))
     assert not [e for e in ended if e.type is EventType.CONDITION and e.target == "Goblin 1"]
+
+
+@pytest.mark.parametrize(
+    ("action", "said"),
+    [
+        ({"kind": "adjust_hp", "actor": "Angthar", "target": "Goblin", "amount": -(10**20)}, "amount must be from"),
+        ({"kind": "attack", "actor": "Angthar", "target": "Goblin", "situation": {"distance": 10**9}}, "distance"),
+        (
+            {"kind": "attack", "actor": "Angthar", "target": "Goblin",
+             "situation": {"modifiers": [{"value": 10**300, "reason": "luck"}]}},
+            "a modifier is from -1,000 to 1,000",
+        ),
+    ],
+)  # fmt: skip
+def test_numbers_beyond_any_ruling_are_refused_by_name(action: dict[str, Any], said: str) -> None:
+    # rule: ODD-SIT-1 (a referee's modifier is a small number; a slip of the keyboard is refused, not logged)
+    with pytest.raises(IllegalActionError, match=said):
+        action_from_dict(action)

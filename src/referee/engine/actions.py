@@ -89,17 +89,34 @@ def situation_to_dict(s: Situation) -> dict[str, Any]:
     return data
 
 
+MAX_MODIFIER = 1_000  # a referee's modifier (ODD-SIT-1) beyond this is a typing slip, not a ruling
+MAX_NUMBER = (
+    1_000_000  # any other whole number of an action (feet, a roll, hit points): bounded work and text
+)
+
+
 def _modifier(item: Any, rule: str, where: str) -> Modifier:
     if isinstance(item, Modifier):
         return item
     if isinstance(item, dict):
         try:
-            return Modifier(
-                int(item["value"]), str(item.get("rule", rule)), str(item.get("reason", "referee"))
-            )
-        except (KeyError, TypeError, ValueError):
+            value = int(item["value"])
+            made = Modifier(value, str(item.get("rule", rule)), str(item.get("reason", "referee")))
+        except (KeyError, TypeError, ValueError, OverflowError):
             raise IllegalActionError(f"{where}: a modifier needs a whole-number value and a reason") from None
+        if abs(value) > MAX_MODIFIER:
+            raise IllegalActionError(
+                f"{where}: a modifier is from -{MAX_MODIFIER:,} to {MAX_MODIFIER:,}, not {_short(item['value'])}"
+            )
+        return made
     raise IllegalActionError(f"{where}: a modifier is {{value, reason}}, not {item!r}")
+
+
+def _too_large(value: Any) -> bool:
+    """An int, or a list of them, beyond :data:`MAX_NUMBER` either way."""
+    if isinstance(value, list | tuple):
+        return any(_too_large(v) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_NUMBER
 
 
 def _items(data: dict[str, Any], key: str, where: str) -> list[Any]:
@@ -171,8 +188,12 @@ def situation_from_dict(data: Any, where: str = "situation") -> Situation:
     except ValueError as exc:
         raise IllegalActionError(f"{where}: {exc}") from None
     distance = data.get("distance")
-    if distance is not None and (not isinstance(distance, int) or isinstance(distance, bool) or distance < 0):
-        raise IllegalActionError(f"{where}: distance must be a whole number of feet, not {distance!r}")
+    if distance is not None and (
+        not isinstance(distance, int) or isinstance(distance, bool) or not 0 <= distance <= MAX_NUMBER
+    ):
+        raise IllegalActionError(
+            f"{where}: distance must be a whole number of feet from 0 to {MAX_NUMBER:,}, not {_short(distance)}"
+        )
     return Situation(
         distance=distance,
         cover=cover,
@@ -218,6 +239,10 @@ def action_from_dict(data: Any) -> Action:
         if key in hints and not _fits(value, hints[key]):
             expected = hints[key].__name__ if isinstance(hints[key], type) else str(hints[key])
             raise IllegalActionError(f"action {kind!r}: {key} must be {expected}, not {_short(value)}")
+        if _too_large(value):
+            raise IllegalActionError(
+                f"action {kind!r}: {key} must be from -{MAX_NUMBER:,} to {MAX_NUMBER:,}, not {_short(value)}"
+            )
     if "situation" in values:
         values["situation"] = situation_from_dict(values["situation"])
     if values.get("form") is not None:
