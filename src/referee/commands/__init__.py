@@ -31,8 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "balance": (
         "referee.commands.balance",
-        "How many standard fighters of each level make a fair (50%) fight for a monster, and its\n"
-        "equivalent hit dice.",
+        "How many fighters of each level make a fair (50%) fight for a monster, and its equivalent hit dice.",
     ),
     "odds": (
         "referee.commands.odds",

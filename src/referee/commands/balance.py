@@ -219,8 +219,7 @@ def balance(
         ),
     ] = None,
 ) -> None:
-    """How many standard fighters of each level make a fair (50%) fight for a monster, and its
-    equivalent hit dice."""
+    """How many fighters of each level make a fair (50%) fight for a monster, and its equivalent hit dice."""
     try:
         wanted = parse_levels(levels)
     except typer.BadParameter as exc:
