@@ -9,12 +9,13 @@ line) with the figure and the budget, instead of running for minutes or exhausti
   points), by the pairs of outcomes its convolutions combine and the outcomes it can have;
 - :func:`check_fight_turns`: a fight run to its end, by combatants × rounds (turns it may take);
 - :func:`check_sum_convolution`: the simulator's convolution of a plain sum of dice;
-- :func:`check_engine_dice`: a simulation the event engine plays, by the dice it may roll.
+- :func:`check_engine_dice`: a simulation the event engine plays, by the dice it may roll;
+- :func:`check_rolled_hit_dice`: many simulations (a balance search), by the hit dice every fight rolls.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,4 +160,20 @@ def check_engine_dice(
         raise OverBudget(
             f"{what}: {fights:,} fights played by the event engine may roll {total:,} dice;"
             f" the limit is {MAX_ENGINE_DICE:,}{fewer if hint else ''}"
+        )
+
+
+def check_rolled_hit_dice(
+    combatants: Sequence[Any], fights: int, what: str, fewer: Callable[[int], str]
+) -> None:
+    """Hit dice are rolled in every fight the event engine plays, however short: refuse many fights of
+    combatants with many hit dice (a `1000d1000` monster in each fight of a search) by their total.
+    `fewer(n)` says how to ask for less, given the fights that fit the budget."""
+    per_fight = sum(_dice_count(c.hp_dice) for c in combatants if c.hp is None)
+    total = per_fight * fights
+    if total > MAX_ENGINE_DICE:
+        fits = MAX_ENGINE_DICE // max(1, per_fight)
+        raise OverBudget(
+            f"{what}: {fights:,} fights played by the event engine roll {total:,} hit dice;"
+            f" the limit is {MAX_ENGINE_DICE:,} ({fewer(fits)})"
         )

@@ -188,19 +188,32 @@ def harmonic_mean(values: list[float]) -> float | None:
     return len(positive) / sum(1 / v for v in positive) if positive else None
 
 
-def check_search_budget(setup: Any, fights: int, levels: int) -> tuple[str, str]:
-    """Before any simulation: a monster the event engine must play has its hit dice rolled in every fight
-    of the search (up to MAX_FIGHTERS tries a level); refuse a search over the budget. Returns the
-    path the first try takes and the reason for any fallback."""
-    from referee.budget import check_engine_dice
+def check_search_budget(balancer: Balancer, fights: int, levels: list[int]) -> tuple[str, str]:
+    """Before any simulation, for a monster the event engine must play: the largest try of the search
+    (the most fighters, of the highest level) within the simulator's budget, as `sim` checks a run, and
+    the monster's hit dice, rolled in every fight of every try (up to MAX_FIGHTERS tries a level), within
+    it over the whole search. Returns the path the first try takes and the reason for any fallback."""
+    from referee.budget import check_engine_dice, check_rolled_hit_dice
     from referee.sim import EVENT_ENGINE, VECTORISED, plan_run
 
+    setup = balancer.setup(1, 1)  # a bad file fails here
     compiled, reason = plan_run(setup)
-    if compiled is None:
-        tries = min(fights, FALLBACK_FIGHTS) * MAX_FIGHTERS * levels
-        monsters = [c for c in setup.combatants if c.side == MONSTER_SIDE]
-        check_engine_dice(monsters, setup.max_rounds, tries, "balance", hint=False)
-    return (VECTORISED, "") if compiled is not None else (EVENT_ENGINE, reason)
+    if compiled is not None:
+        return VECTORISED, ""
+    per_try = min(fights, FALLBACK_FIGHTS)
+    largest = balancer.setup(max(levels), MAX_FIGHTERS)
+    check_engine_dice(largest.combatants, largest.max_rounds, per_try, "balance: its largest try")
+    monsters = [c for c in setup.combatants if c.side == MONSTER_SIDE]
+    tries = MAX_FIGHTERS * len(levels)
+
+    def fewer(fits: int) -> str:
+        levels_that_fit = fits // (per_try * MAX_FIGHTERS)
+        if levels_that_fit >= 1:
+            return f"ask for at most {levels_that_fit} level(s) with --levels"
+        return f"ask for --fights {max(1, fits // tries)} or fewer"
+
+    check_rolled_hit_dice(monsters, per_try * tries, "balance", fewer)
+    return EVENT_ENGINE, reason
 
 
 @app.command()
@@ -235,7 +248,7 @@ def balance(
         extra["catalog"] = str(Path(own_catalog).resolve())
     balancer = Balancer(monsters, extra, ruleset, fights, seed, workers)
     balancer.base_dir = monster_file.parent
-    path, reason = check_search_budget(balancer.setup(1, 1), fights, len(wanted))  # a bad file fails here
+    path, reason = check_search_budget(balancer, fights, wanted)
     progress = RunProgress("balance", unit="levels")
     progress.announce(path, reason)  # on stderr, before any simulation
     balancer.on_try = lambda: progress(len(results), len(wanted))
