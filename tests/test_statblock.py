@@ -144,6 +144,11 @@ def test_the_classic_modules_form_counts_attacks_and_gives_damage_apart() -> Non
         ("HD 1, #AT 1 (weapon), D 1-8 (weapon)", (Attack("weapon", "1d8"),)),
         ("HD 1, #AT 1 bite, D 1-6 or by weapon", (Attack("bite", "1d6"),)),
         ("HD 4+1, #AT 1, D 2-7", (Attack("attack", "1d6+1"),)),
+        (
+            "HD 4, #AT 3, D 1-4/1-4+1/1-8+special",
+            (Attack("attack", "1d4"), Attack("attack 2", "1d4+1"), Attack("attack 3", "1d8")),
+        ),
+        ("HD 1, #AT 1, D 1-4 + poison", (Attack("attack", "1d4"),)),
         ("HD 1, D 1d4+1", (Attack("attack", "1d4+1"),)),
         ("Hit Dice: 1; Attacks: 1 weapon; Damage: 1d6", (Attack("weapon", "1d6"),)),
     ],

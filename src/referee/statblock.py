@@ -370,7 +370,9 @@ def _distinct(attacks: list[Attack]) -> tuple[Attack, ...]:
 _COUNTED = re.compile(
     r"^(\d+)?\s*[×x*]?\s*([a-z][a-z' -]*?)?\s*(?:\(\s*([a-z][a-z' -]*?)\s*\))?$", re.IGNORECASE
 )  # "2 claws", "1 (weapon)", "3"
-_RANGE = re.compile(r"^(\d+)\s*-\s*(\d+)$")
+_RANGE = re.compile(  # "1-6", "1-4+1", "2-8 (weapon)", "1-8+special", "1-6 or by weapon"
+    r"^(\d+)\s*-\s*(\d+)(?:\s*\+\s*(\d+)(?!\d))?(?:\s*(?:\(|\+?\s*[a-z]).*)?$", re.IGNORECASE
+)
 DIE_SIDES = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 
 
@@ -395,8 +397,7 @@ def _read_damage(value: str, label: str) -> dict[str, Any]:
     """`D 1-6`, `D 1d8`, `D 1-4/1-4/2-8`, `Damage: 1-6 or by weapon`: each attack's dice in order."""
     damages: list[str] = []
     for piece in value.split("/"):
-        words = piece.strip().split(" ", 1)
-        dice = _dice_of_range(words[0]) or _dice_of_notation(piece.strip())
+        dice = _dice_of_range(piece.strip()) or _dice_of_notation(piece.strip())
         if dice is None:
             raise StatBlockError(
                 f"stat block part {_part(label, value)!r}: damage {piece.strip()!r} gives no dice"
@@ -426,7 +427,8 @@ def _dice_of_range(text: str) -> str | None:
     match = _RANGE.match(text)
     if match is None:
         return None
-    low, high = int(match.group(1)), int(match.group(2))
+    bonus = int(match.group(3) or 0)  # "1-4+1": the range, then one more
+    low, high = int(match.group(1)) + bonus, int(match.group(2)) + bonus
     return dice_of_range(low, high) if 1 <= low < high <= 10_000 else None
 
 
