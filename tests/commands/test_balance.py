@@ -95,6 +95,9 @@ def test_balance_prints_the_path_first_and_progress_on_stderr(tmp_path: Path) ->
     lines = out.stderr.splitlines()
     assert lines[0] == "balance: path: vectorised"
     assert any(" of 3 levels " in line and "left" in line for line in lines[1:])
+    # each line says what is under way, and no rate before a level is done
+    assert any(line.startswith("balance: 0 of 3 levels (0%); level 1: ") for line in lines[1:])
+    assert not any("0 levels/s" in line for line in lines)
     assert json.loads(out.stdout)["levels"][0]["level"] == 1
 
 

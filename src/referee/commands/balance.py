@@ -122,7 +122,7 @@ class Balancer:
         self.paths: set[str] = set()
         self.fates: dict[tuple[int, int], tuple[float, float]] = {}  # (level, count) → fighters down, dead
         self.base_dir = Path.cwd()  # where a house-rules file named by the monster file is looked for
-        self.on_try: Callable[[], None] = lambda: None  # after each simulation (progress)
+        self.on_try: Callable[[str], None] = lambda now: None  # after each simulation (progress)
 
     def setup(self, level: int, count: int) -> Any:
         from referee.files import setup_from_data
@@ -145,7 +145,7 @@ class Balancer:
         fights = self.fights if compiled is not None else min(self.fights, FALLBACK_FIGHTS)
         result = simulate(setup, fights, seed=self.seed + 1000 * level + count, workers=self.workers)
         self.paths.add(result.path if result.path != EVENT_ENGINE else f"{EVENT_ENGINE} ({result.reason})")
-        self.on_try()
+        self.on_try(f"level {level}: {count} fighter(s) tried")
         fighters = [i for i, c in enumerate(setup.combatants) if c.side == FIGHTER_SIDE]
         share = max(1, result.tally.fights * len(fighters))
         self.fates[(level, count)] = (
@@ -251,7 +251,7 @@ def balance(
     path, reason = check_search_budget(balancer, fights, wanted)
     progress = RunProgress("balance", unit="levels")
     progress.announce(path, reason)  # on stderr, before any simulation
-    balancer.on_try = lambda: progress(len(results), len(wanted))
+    balancer.on_try = lambda now: progress(len(results), len(wanted), now)
     results: list[LevelResult] = []
     paths: set[str] = set()
     start = 1

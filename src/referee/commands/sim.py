@@ -83,20 +83,22 @@ class RunProgress:
         spent = time.perf_counter() - self.started
         return spent * (total - done) / done if done > 0 else None
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, now: str = "") -> None:
+        """`now`: what is under way (balance: the level and the fighters being tried), said on each line."""
         if self.terminal:
-            self._bar(done, total)
+            self._bar(done, total, now)
         elif done < total and time.perf_counter() - self.last_line >= self.every:
             self.last_line = time.perf_counter()
             spent = self.last_line - self.started
-            rate = f", {done / spent:,.0f} {self.unit}/s" if spent > 0 else ""
+            rate = f", {done / spent:,.0f} {self.unit}/s" if spent > 0 and done > 0 else ""
             left = self.left(done, total)
             estimate = f", about {duration(left)} left" if left is not None else ""
+            doing = f"; {now}" if now else ""
             sys.stderr.write(f"{self.label}: {done:,} of {total:,} {self.unit} ({done / total:.0%}){rate}"
-                             f"{estimate}\n")  # fmt: skip
+                             f"{estimate}{doing}\n")  # fmt: skip
             sys.stderr.flush()
 
-    def _bar(self, done: int, total: int) -> None:
+    def _bar(self, done: int, total: int, now: str = "") -> None:
         from referee.cli import err_console
 
         if self.bar is None:
@@ -110,7 +112,7 @@ class RunProgress:
             )  # fmt: skip
             self.bar.start()
             self.task = self.bar.add_task(self.label, total=total)
-        self.bar.update(self.task, completed=done)
+        self.bar.update(self.task, completed=done, description=f"{self.label} ({now})" if now else self.label)
 
     def close(self) -> None:
         if self.bar is not None:
