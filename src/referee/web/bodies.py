@@ -44,6 +44,12 @@ class CreateBody(Body):
     data: dict[str, Any] | None = Field(None, description="the encounter as JSON")
     text: str | None = Field(None, description="the encounter file's text (YAML or JSON)")
     example: str | None = Field(None, description="the name of a file in the examples folder")
+    blocks: str | None = Field(
+        None,
+        description="stat blocks as a module prints them, one a paragraph with the name on its first line"
+        " (`referee import`): the monsters against a placeholder fighter",
+    )
+    ruleset: str = Field("odd", description="with `blocks`: the preset the encounter names", max_length=40)
     name: str | None = Field(None, min_length=1, max_length=120)
 
 

@@ -29,9 +29,15 @@ def add_page_routes(app: FastAPI, site: Site, server_password: str | None) -> No
     def index(request: Request) -> Response:
         if "token" in request.query_params:
             return site.strip_token(request)
+        return site.page(request, "index.html", listed_encounters(request))
+
+    def listed_encounters(request: Request) -> dict[str, Any]:
+        """What the encounters page lists: the encounters, the examples, the presets a paste may name."""
+        from referee.rules.presets import PRESETS
+
         rows = [site.summary(request, r) for r in store.encounters()]
-        listed = {"encounters": rows, "examples": tracker.list_examples(site.examples)}
-        return site.page(request, "index.html", listed)
+        return {"encounters": rows, "examples": tracker.list_examples(site.examples), "presets": list(PRESETS),
+                "blocks_ruleset": "odd"}  # fmt: skip
 
     @app.get("/login", response_class=HTMLResponse, include_in_schema=False)
     def login_page(request: Request) -> Response:
@@ -63,6 +69,7 @@ def add_page_routes(app: FastAPI, site: Site, server_password: str | None) -> No
         example: Annotated[str, Form()] = "",
         text: Annotated[str, Form()] = "",
         file: Annotated[UploadFile | None, File()] = None,
+        ruleset: Annotated[str, Form(max_length=40)] = "odd",
     ) -> Response:
         if source == "upload":
             if file is None:
@@ -76,15 +83,24 @@ def add_page_routes(app: FastAPI, site: Site, server_password: str | None) -> No
                 row = store.create(name_, setup)
         elif source == "example":
             row = site.create_from(CreateBody(example=example))
+        elif source == "blocks":
+            try:
+                row = site.create_from(CreateBody(blocks=text, ruleset=ruleset))
+            except EncounterFileError as exc:  # the page keeps the text and lists each block's problem
+                shown = {
+                    "blocks_pasted": text,
+                    "blocks_problems": str(exc).splitlines(),
+                    "blocks_ruleset": ruleset,
+                }
+                response = site.page(request, "index.html", {**listed_encounters(request), **shown})
+                response.status_code = 422
+                return response
         else:
             try:
                 row = site.create_from(CreateBody(text=text))
             except EncounterFileError as exc:  # the page keeps the text and marks its lines (issue 15)
-                listed: dict[str, Any] = {
-                    "encounters": [site.summary(request, r) for r in store.encounters()]
-                }
-                listed["examples"] = tracker.list_examples(site.examples)
-                response = site.page(request, "index.html", {**listed, **paste_context(text, str(exc))})
+                context = {**listed_encounters(request), **paste_context(text, str(exc))}
+                response = site.page(request, "index.html", context)
                 response.status_code = 422
                 return response
         return RedirectResponse(f"/e/{row.id}", status_code=303)

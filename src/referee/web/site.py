@@ -137,11 +137,16 @@ class Site:
     # --- creating encounters -----------------------------------------------------------------------------
 
     def create_from(self, body: CreateBody) -> EncounterRow:
-        given = [x for x in (body.data, body.text, body.example) if x is not None]
+        given = [x for x in (body.data, body.text, body.example, body.blocks) if x is not None]
         if len(given) != 1:
-            raise problems.BadRequest("give exactly one of data, text or example")
+            raise problems.BadRequest("give exactly one of data, text, example or blocks")
         base_dir = None
-        if body.example is not None:
+        if body.blocks is not None:
+            from referee.pasted_blocks import encounter_from_text
+
+            tracker.utf8(body.blocks, "pasted stat blocks")  # (the request's size is capped by the guard)
+            data = encounter_from_text(body.blocks, "Monsters", body.ruleset, fields=False)
+        elif body.example is not None:
             data, base_dir = self.read_example(body.example), self.examples
         elif body.text is not None:
             data = tracker.encounter_data_from_bytes(
