@@ -101,32 +101,38 @@ def test_balance_prints_the_path_first_and_progress_on_stderr(tmp_path: Path) ->
     assert json.loads(out.stdout)["levels"][0]["level"] == 1
 
 
-OWLBEAR = {"name": "Owlbear", "stat_block": "AC 5 [14], HD 5 (25hp), Att 2 × claw (1d4), 1 × bite (1d8)"}
+# a grappler: its holds (ODD-GRAP-3) keep it on the event engine
+APE = {
+    "name": "Ape",
+    "hp": 20,
+    "ac": 13,
+    "weapons": [{"name": "fist", "damage": "1d4"}],
+    "tactic": {"maneuver": "grapple"},
+}
 
 
 def test_a_monster_the_event_engine_plays_is_balanced_at_every_level_by_default() -> None:
-    # rule: ODD-ATK-3 (where in a routine its target falls: the event engine plays it). The search's
-    # worst case (60 tries a level, 300 fights a try, every round's damage dice) is not refused: each try
-    # is checked as `sim` checks a run, and the monster's hit dice over the whole search
+    # rule: ODD-GRAP-3 (a hold: the event engine plays it). The search's worst case (60 tries a level, 300
+    # fights a try, every round's damage dice) is not refused: each try is checked as `sim` checks a run,
+    # and the monster's hit dice over the whole search
     from referee.commands.balance import check_search_budget
     from referee.sim import EVENT_ENGINE
 
-    balancer = Balancer([OWLBEAR], {}, None, 2000, 0, 1)
+    balancer = Balancer([APE], {}, None, 2000, 0, 1)
     path, reason = check_search_budget(balancer, 2000, parse_levels("1-12"))
-    assert path == EVENT_ENGINE and "ODD-HP-1" in reason
+    assert path == EVENT_ENGINE and "grappled" in reason
 
 
 def test_hit_dice_rolled_in_every_fight_of_the_search_are_refused_with_what_fits() -> None:
     from referee.budget import OverBudget
     from referee.commands.balance import check_search_budget
 
-    big = Balancer([{**GOBLIN, "name": "Big", "hit_dice": "1000d1000"}], {}, None, 2000, 0, 1)
+    big = Balancer([{**APE, "name": "Big", "hp": None, "hit_dice": "1000d1000"}], {}, None, 2000, 0, 1)
     with pytest.raises(OverBudget, match=r"roll 216,000,000 hit dice.*ask for --fights 6 or fewer"):
         check_search_budget(big, 2000, parse_levels("1-12"))
     with pytest.raises(OverBudget, match=r"ask for --fights 83 or fewer"):
         check_search_budget(big, 2000, [1])
     check_search_budget(big, 80, [1])  # 80 fights a try fit
-    routine = "AC 5 [14], HD 100, Att 2 × claw (1d4), 1 × bite (1d8)"  # the event engine plays it
-    large = Balancer([{"name": "Large", "stat_block": routine}], {}, None, 2000, 0, 1)
+    large = Balancer([{**APE, "name": "Large", "hp": None, "hit_dice": "100"}], {}, None, 2000, 0, 1)
     with pytest.raises(OverBudget, match=r"ask for at most 2 level\(s\) with --levels"):
         check_search_budget(large, 2000, parse_levels("1-12"))
