@@ -105,7 +105,7 @@ def answer_odds(args: list[str]) -> None:
     from referee.commands.odds_text import answer_question
 
     file, asked = read
-    as_the_app_does(lambda: answer_question(file, asked))
+    as_the_app_does(lambda: answer_question(file, asked, process_ends=True))
 
 
 def as_the_app_does(command: Callable[[], object]) -> NoReturn:

@@ -3,6 +3,7 @@ written command line is answered with the app's own lines and exit statuses; any
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -66,8 +67,11 @@ def both_ways(
     monkeypatch.setattr(sys, "argv", ["referee", "odds", *args])
     results = []
     for entry in (main, run):
-        with pytest.raises(SystemExit) as stop:
-            entry()
+        try:
+            with pytest.raises(SystemExit) as stop:
+                entry()
+        finally:
+            gc.unfreeze()  # what `main` froze for the process's end (answer_question's process_ends)
         out = capsys.readouterr()
         results.append((int(stop.value.code or 0), out.out, out.err))
     return results
@@ -106,3 +110,27 @@ def test_without_typer_a_bad_file_is_the_apps_error(
         path.write_text(content)
     fast, app = both_ways(monkeypatch, capsys, [str(path), "--attacker", "A", "--target", "B"])
     assert fast == app and fast[0] == 2 and fast[2].startswith("error: ")
+
+
+@pytest.mark.parametrize("question", [["--attacker", "Angthar", "--target", "Goblin"], ["--fight", "--json"]])
+def test_only_the_process_that_ends_freezes_what_the_answer_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], question: list[str]
+) -> None:
+    # the command line (the process ends) freezes the imports' objects for the collector; the app's
+    # command, which tests and other callers run in their own process, leaves the collector as it was
+    from referee.cli import main
+    from referee.commands.app import run
+
+    file = write(tmp_path / "duel.yaml", angthar_data(max_rounds=20))
+    monkeypatch.setattr(sys, "argv", ["referee", "odds", file, *question])
+    gc.unfreeze()
+    try:
+        with pytest.raises(SystemExit):
+            run()
+        assert gc.get_freeze_count() == 0 and gc.isenabled()
+        with pytest.raises(SystemExit):
+            main()
+        assert gc.get_freeze_count() > 1000 and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    capsys.readouterr()
