@@ -65,6 +65,7 @@ def both_ways(
     from referee.commands.app import run
 
     monkeypatch.setattr(sys, "argv", ["referee", "odds", *args])
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")  # as `main` sets it; undone after the test
     results = []
     for entry in (main, run):
         try:
@@ -123,6 +124,7 @@ def test_only_the_process_that_ends_freezes_what_the_answer_made(
 
     file = write(tmp_path / "duel.yaml", angthar_data(max_rounds=20))
     monkeypatch.setattr(sys, "argv", ["referee", "odds", file, *question])
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
     gc.unfreeze()
     try:
         with pytest.raises(SystemExit):
@@ -134,3 +136,21 @@ def test_only_the_process_that_ends_freezes_what_the_answer_made(
     finally:
         gc.unfreeze()
     capsys.readouterr()
+
+
+def test_referee_odds_runs_openblas_on_one_thread_unless_told() -> None:
+    """The chain's matrices are small: BLAS threads cost CPU and give nothing (docs/architecture.md)."""
+    import os
+    import subprocess
+
+    script = (
+        "import os, sys\n"
+        "from referee.cli import main\n"
+        "sys.argv = ['referee', 'odds', 'no-such-file.yaml', '--fight']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(repr(os.environ.get('OPENBLAS_NUM_THREADS')))\n"
+    )
+    plain = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for env, expected in ((plain, "'1'"), ({**plain, "OPENBLAS_NUM_THREADS": "2"}, "'2'")):
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        assert done.stdout.splitlines()[-1] == expected, done.stderr
