@@ -10,7 +10,10 @@ with rolled hit points). Each is timed several times; the median and the worst a
 
 In the same run, the example encounter's `referee odds FILE --fight --json` as whole processes, round 1's
 code (commit 6ea1143, exported by :mod:`baseline`) and today's interleaved (issue 12, target 3: at least
-5x faster), after one warm-up each; both answers must agree to 1e-6. Printed too (not recorded): the
+5x faster), after one warm-up each; both answers must agree to 1e-6. As in :mod:`bench_cli`, with the
+modules' bytecode reused (as an installed package has it), compiled from source every run
+(``PYTHONDONTWRITEBYTECODE=1`` and no bytecode yet, as a fresh source tree runs), or both
+(``--bytecode``, default both). Printed too (not recorded): the
 example's `fight_odds` as the first call in a fresh process, round 1 and now interleaved.
 """
 
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from baseline import NOW_SRC, python_env, referee_command, round1_src
+from bench_cli import bytecode_env
 
 from referee import odds
 from referee.engine.actions import Attack
@@ -105,10 +109,14 @@ def measure() -> list[tuple[str, float, float, float, str]]:
     return rows
 
 
-def whole_process(runs: int = 5) -> tuple[float, float, float, float]:
-    """Median wall and CPU seconds of `referee odds EXAMPLE --fight --json`: round 1, then now."""
+def whole_process(runs: int = 5, bytecode: bool = True) -> tuple[float, float, float, float]:
+    """Median wall and CPU seconds of `referee odds EXAMPLE --fight --json`: round 1, then now (with
+    the bytecode reused, or compiled every run: :func:`bench_cli.bytecode_env`)."""
     command = referee_command("odds", str(EXAMPLE), "--fight", "--json")
-    envs = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC)}
+    envs = {
+        "round 1": bytecode_env(python_env(round1_src()), bytecode),
+        "now": bytecode_env(python_env(NOW_SRC), bytecode),
+    }
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
     answers: dict[str, dict[str, Any]] = {}
     for run in range(runs + 1):
@@ -185,7 +193,7 @@ the worst run, and the median CPU time) in milliseconds; each run appends a row 
 
 
 def record(
-    rows: list[tuple[str, float, float, float, str]], process: tuple[float, float, float, float]
+    rows: list[tuple[str, float, float, float, str]], processes: dict[str, tuple[float, float, float, float]]
 ) -> None:
     """Add a row to this benchmark's table in README.md (adding the section the first time)."""
     text = README.read_text() if README.exists() else HEADER
@@ -196,9 +204,13 @@ def record(
     cells = " | ".join(
         f"{median:.1f} ms (worst {worst:.1f}; CPU {cpu:.1f})" for _, median, worst, cpu, _ in rows
     )
-    old_wall, old_cpu, new_wall, new_cpu = process
     whole = (
-        f"{old_wall:.2f} s ({old_cpu:.2f}) → {new_wall:.2f} s ({new_cpu:.2f}) | {old_wall / new_wall:.1f}×"
+        "; ".join(
+            f"{mode}: {old_wall:.2f} s ({old_cpu:.2f}) → {new_wall:.2f} s ({new_cpu:.2f})"
+            for mode, (old_wall, old_cpu, new_wall, new_cpu) in processes.items()
+        )
+        + " | "
+        + " / ".join(f"{p[0] / p[2]:.1f}×" for p in processes.values())
     )
     row = f"| {when} | {os.cpu_count()}, {load:.1f} | {cells} | {whole} |"
     lines = text.split("\n")
@@ -214,6 +226,11 @@ def record(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-record", action="store_true", help="print only; do not append to README.md")
+    parser.add_argument("-n", "--runs", type=int, default=5, help="whole processes of each version")
+    parser.add_argument(
+        "--bytecode", choices=["reused", "compiled", "both"], default="both",
+        help="whole processes reuse compiled modules as an installed package does, compile every run, or both",
+    )  # fmt: skip
     args = parser.parse_args()
     rows = measure()
     for name, median, worst, cpu, notes in rows:
@@ -224,14 +241,19 @@ def main() -> int:
         f"fight_odds({EXAMPLE.name}), first call in a fresh process: round 1 {old_wall:.1f} ms"
         f" (CPU {old_cpu:.1f}), now {new_wall:.1f} ms (CPU {new_cpu:.1f}): {old_cpu / new_cpu:.1f}x CPU"
     )
-    process = whole_process()
-    old_wall, old_cpu, new_wall, new_cpu = process
-    print(
-        f"referee odds {EXAMPLE.name} --fight, whole process: round 1 {old_wall:.3f} s (CPU {old_cpu:.3f}),"
-        f" now {new_wall:.3f} s (CPU {new_cpu:.3f}): {old_wall / new_wall:.2f}x"
-    )
+    modes = {"reused": ["reused"], "compiled": ["compiled"], "both": ["reused", "compiled"]}[args.bytecode]
+    processes = {}
+    for mode in modes:
+        process = whole_process(args.runs, bytecode=mode == "reused")
+        processes[f"bytecode {mode}"] = process
+        old_wall, old_cpu, new_wall, new_cpu = process
+        print(
+            f"referee odds {EXAMPLE.name} --fight, whole process, bytecode {mode}: round 1 {old_wall:.3f} s"
+            f" (CPU {old_cpu:.3f}), now {new_wall:.3f} s (CPU {new_cpu:.3f}): {old_wall / new_wall:.2f}x"
+            f" (CPU {old_cpu / new_cpu:.2f}x)"
+        )
     if not args.no_record:
-        record(rows, process)
+        record(rows, processes)
     return 0
 
 

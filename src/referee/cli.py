@@ -85,6 +85,10 @@ def main() -> None:
         sys.stdout.write(f"referee {__version__}\n")
         sys.exit(0)
     if sys.argv[1:2] == ["odds"]:
+        # The exact odds multiply matrices of a few dozen rows at most: OpenBLAS's threads, started when
+        # numpy is imported and spinning after each product, cost a whole fight's odds about 45 ms of CPU
+        # and give nothing back; a referee who wants them sets the variable.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         answer_odds(sys.argv[2:])
     from referee.commands.app import run
 
@@ -105,7 +109,7 @@ def answer_odds(args: list[str]) -> None:
     from referee.commands.odds_text import answer_question
 
     file, asked = read
-    as_the_app_does(lambda: answer_question(file, asked))
+    as_the_app_does(lambda: answer_question(file, asked, process_ends=True))
 
 
 def as_the_app_does(command: Callable[[], object]) -> NoReturn:

@@ -3,6 +3,7 @@ written command line is answered with the app's own lines and exit statuses; any
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -64,10 +65,14 @@ def both_ways(
     from referee.commands.app import run
 
     monkeypatch.setattr(sys, "argv", ["referee", "odds", *args])
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")  # as `main` sets it; undone after the test
     results = []
     for entry in (main, run):
-        with pytest.raises(SystemExit) as stop:
-            entry()
+        try:
+            with pytest.raises(SystemExit) as stop:
+                entry()
+        finally:
+            gc.unfreeze()  # what `main` froze for the process's end (answer_question's process_ends)
         out = capsys.readouterr()
         results.append((int(stop.value.code or 0), out.out, out.err))
     return results
@@ -106,3 +111,46 @@ def test_without_typer_a_bad_file_is_the_apps_error(
         path.write_text(content)
     fast, app = both_ways(monkeypatch, capsys, [str(path), "--attacker", "A", "--target", "B"])
     assert fast == app and fast[0] == 2 and fast[2].startswith("error: ")
+
+
+@pytest.mark.parametrize("question", [["--attacker", "Angthar", "--target", "Goblin"], ["--fight", "--json"]])
+def test_only_the_process_that_ends_freezes_what_the_answer_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], question: list[str]
+) -> None:
+    # the command line (the process ends) freezes the imports' objects for the collector; the app's
+    # command, which tests and other callers run in their own process, leaves the collector as it was
+    from referee.cli import main
+    from referee.commands.app import run
+
+    file = write(tmp_path / "duel.yaml", angthar_data(max_rounds=20))
+    monkeypatch.setattr(sys, "argv", ["referee", "odds", file, *question])
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    gc.unfreeze()
+    try:
+        with pytest.raises(SystemExit):
+            run()
+        assert gc.get_freeze_count() == 0 and gc.isenabled()
+        with pytest.raises(SystemExit):
+            main()
+        assert gc.get_freeze_count() > 1000 and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    capsys.readouterr()
+
+
+def test_referee_odds_runs_openblas_on_one_thread_unless_told() -> None:
+    """The chain's matrices are small: BLAS threads cost CPU and give nothing (docs/architecture.md)."""
+    import os
+    import subprocess
+
+    script = (
+        "import os, sys\n"
+        "from referee.cli import main\n"
+        "sys.argv = ['referee', 'odds', 'no-such-file.yaml', '--fight']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(repr(os.environ.get('OPENBLAS_NUM_THREADS')))\n"
+    )
+    plain = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for env, expected in ((plain, "'1'"), ({**plain, "OPENBLAS_NUM_THREADS": "2"}, "'2'")):
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        assert done.stdout.splitlines()[-1] == expected, done.stderr
