@@ -21,7 +21,7 @@ target's and the attacker's next states.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee import chance
-from referee.engine import outcomes
+from referee.engine import outcomes, routines
 from referee.engine.actions import Attack, Wait
 from referee.engine.refusals import Refused
 from referee.engine.resolve import attack_context
@@ -37,6 +37,7 @@ from referee.engine.tactics import choose_action
 from referee.errors import IllegalActionError
 from referee.files import Setup
 from referee.rules.attack import AttackPlan, plan_attack
+from referee.sim import routine_steps
 from referee.sim.states import States
 from referee.sim.tables import LEAF_LIMIT, Unsupported
 from referee.vocabulary import PAIRED
@@ -47,6 +48,8 @@ Outcome = outcomes.Outcome
 # and to the attacker, the attacker's state after the attack or -1: unchanged, 1 for a knock-out blow:
 # MF-KO-1, one that leaves the target at 0 hit points, unconscious, where it would fall below)
 SimOutcome = tuple[int, int, int, int, int, int, int, int, int, int]
+# a phase of the tables: (round, the free round's target surprised or None, step of a routine, moved on)
+Phase = tuple[int, bool | None, int, bool]
 OUTCOME_FIELDS = 10
 MAX_EARLIER_ATTACKERS = 3  # attackers already counted on a target (shields cover at most 3, ODD-AC-SHIELD)
 MAX_DEFLECTIONS = 6  # deflections spent in a round that the tables may count (DAC-DEFL-3)
@@ -88,15 +91,32 @@ class Situation:
     marks: tuple[outcomes.Mark, outcomes.Mark] | None = None  # the target's and the attacker's states
     round_no: int = 1  # 1: round 1; 2: every later round (checked on others); the free round: 0
     down: tuple[str, ...] = ()  # fallen before the round: the attacker's named target, when not this one
+    step: int = 0  # the attack of a routine (ODD-ATK-3, sim/routine_steps.py): 0, the first
+    primary: str | None = None  # a later step's: the fallen target it moved on from (None: continues)
 
     def probe(self, setup: Setup, number: int, hp: int = 1) -> Any:
-        """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice)."""
+        """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice). A later
+        step of a routine on its target finds the attacker among the target's attackers, after the
+        `earlier` ones (ODD-AC-SHIELD); one that moved on finds the first target down."""
         surprised = None if self.caught is None else ([self.target] if self.caught else [])
         marks = {} if self.marks is None else {self.attacker: self.marks[1], self.target: self.marks[0]}
+        earlier = {self.target: self.earlier}
+        down = self.down
+        if self.step and self.primary is None:
+            earlier = {self.target: (*self.earlier, self.attacker)}
+        elif self.primary is not None:
+            earlier = {self.primary: (self.attacker,), **earlier}
+            down = (*down, self.primary)
         return outcomes.probe_state(
-            setup, {self.target: hp}, number, {self.target: self.earlier}, surprised,
-            {self.target: self.spent}, marks, self.down,
+            setup, {self.target: hp}, number, earlier, surprised, {self.target: self.spent}, marks, down,
         )  # fmt: skip
+
+    def first_step(self) -> Situation:
+        """Where the routine began: the target it was declared at, before the attacker struck it."""
+        target = self.primary if self.primary is not None else self.target
+        earlier = () if self.primary is not None else self.earlier
+        spent = 0 if self.primary is not None else self.spent
+        return replace(self, target=target, earlier=earlier, spent=spent, step=0, primary=None)
 
 
 def _planned(setup: Setup, where: Situation, number: int) -> tuple[Any, Any]:
@@ -120,6 +140,13 @@ def _planned(setup: Setup, where: Situation, number: int) -> tuple[Any, Any]:
     return state, (action, plan)
 
 
+def _step_key(found: tuple[Any, Attack, AttackPlan | None] | None) -> Any:
+    """What tells a routine step's plans apart between rounds (None: no routine; "lost": no attack)."""
+    if found is None:
+        return None
+    return "lost" if found[2] is None else _plan_key(found[2])
+
+
 def _strikes_back(found: dict[outcomes.Effects, Fraction]) -> bool:
     """Whether the attack can draw a blow back on the attacker (MF-FUMBLE-2): then the attacker's own
     state (its armour, the deflections it spent) changes what the attack does."""
@@ -137,6 +164,7 @@ class _Compiler:
         self.raw: dict[tuple[Any, ...], dict[outcomes.Effects, Fraction]] = {}
         self.spends = False  # some attack compiled since the flag was cleared spends deflections
         self.rounds = RoundVariants.of(setup)
+        self.lengths: dict[str, int] = {}  # each attacker's routine, where longer than one attack
 
     def compile(self, where: Situation, pair: tuple[str, str], wear: tuple[int, int]) -> int:
         """The outcome table of the attacker's default attack in `where` (-1: the tactics wait).
@@ -148,14 +176,13 @@ class _Compiler:
         (MF-FUMBLE-2) is the target's own blow, on the attacker's own armour. `wear`: the indexes of the
         target's and the attacker's states."""
         setup = self.setup
+        if where.step:
+            return self.compile_step(where, pair, wear)
         state, chosen = _planned(setup, where, where.round_no or 1)
         if chosen is not None:
-            _action, plan = chosen
-            self.spends = self.spends or plan.deflection_used > 0
-            held = [e for e in (*plan.on_hit, *plan.on_attempt) if e.condition in PAIRED]
-            if held:
-                raise Unsupported(f"{where.attacker}'s attack on {where.target} imposes conditions ({_effects(plan)}); the"
-                                  " tables carry no hold (who holds whom, and since when, decide later attacks)")  # fmt: skip
+            chosen = self._first_of_routine(state, where, *chosen)
+        if chosen is not None:
+            self._note_plan(where, chosen[1])
         # the tables hold one plan per variant of the rounds (RoundVariants), compiled in its first round:
         # the attack must not change in its other rounds (checked in round 3, the second and the last
         # of them); the free round is played once
@@ -179,6 +206,62 @@ class _Compiler:
         )
         return self._table(self._outcomes(found, pair, wear, knockout))
 
+    def _note_plan(self, where: Situation, plan: AttackPlan) -> None:
+        """Whether the attack spends deflections (another layer of the tables); refuse a hold."""
+        self.spends = self.spends or plan.deflection_used > 0
+        held = [e for e in (*plan.on_hit, *plan.on_attempt) if e.condition in PAIRED]
+        if held:
+            raise Unsupported(f"{where.attacker}'s attack on {where.target} imposes conditions ({_effects(plan)}); the"
+                              " tables carry no hold (who holds whom, and since when, decide later attacks)")  # fmt: skip
+
+    def _first_of_routine(
+        self, state: Any, where: Situation, action: Attack, plan: AttackPlan
+    ) -> tuple[Attack, AttackPlan] | None:
+        """ODD-ATK-3: a routine's first attack stands for its action here (the later ones are the steps'
+        tables, sim/routine_steps.py), with that attack's own plan; the routine as long as foreseen."""
+        length = self.lengths.get(where.attacker, 1)
+        makes = routines.makes_routine(state, action)
+        if (len(routines.routine_of(state, action).weapons) if makes else 1) != length:
+            raise Unsupported(f"{where.attacker}'s attack routine changes with the situation (ODD-ATK-3)")
+        if not makes:
+            return action, plan
+        first = routine_steps.step_plan(state, action, 0, where.target)
+        return None if first is None else (action, first)
+
+    def compile_step(self, where: Situation, pair: tuple[str, str], wear: tuple[int, int]) -> int:
+        """A later attack of the attacker's routine (ODD-ATK-3, sim/routine_steps.py): compiled in a
+        later round, checked in round 1 and the rounds the plans are checked in (-1: the attacker makes
+        no routine here, or the step is lost on a target it continues on)."""
+        setup = self.setup
+
+        def planned(number: int) -> tuple[Any, Attack, AttackPlan | None] | None:
+            declared = where.first_step().probe(setup, number)
+            template = routine_steps.default_routine(declared, where.attacker)
+            if template is None:
+                return None
+            state = where.probe(setup, number)
+            return state, template, routine_steps.step_plan(state, template, where.step, where.target)
+
+        chosen = planned(routine_steps.PROBE_ROUND)
+        for number in (1, *self.rounds.checks.get(routine_steps.PROBE_ROUND, ())):
+            then = planned(number)
+            same = _step_key(chosen) == _step_key(then)
+            if not same:
+                raise Unsupported(f"{where.attacker}'s routine attack {where.step + 1} on {where.target}"
+                                  f" changes with the round (in round {number})")  # fmt: skip
+        if chosen is None:
+            return -1
+        state, action, plan = chosen
+        if plan is None:
+            if where.primary is not None:  # the engine would move on to the next enemy it can reach
+                raise Unsupported(f"{where.attacker}'s routine attack {where.step + 1} cannot reach"
+                                  f" {where.target}, the enemy it moves on to (ODD-ATK-3)")  # fmt: skip
+            return -1
+        self._note_plan(where, plan)
+        key = (*pair, None, wear[0], _plan_key(plan), where.step, where.primary is None)
+        found = self._resolution(state, action, plan, key, wear[1], where)
+        return self._table(self._outcomes(found, pair, wear))
+
     def _knockout_probe(self, where: Situation, plan: AttackPlan) -> Any:
         """MF-KO-1: a knock-out blow leaves its target at 0 where it would fall below (the engine's
         `damage_dealt` reads the target's hit points): it is resolved on a target with plenty, so the
@@ -188,8 +271,6 @@ class _Compiler:
         if isinstance(action, Refused):
             action = action.action
         assert isinstance(action, Attack)
-        from referee.engine import routines
-
         if routines.makes_routine(state, action):
             raise Unsupported(
                 f"{where.attacker}'s attack routine on {where.target} tries to knock out (MF-KO-1)"
@@ -236,13 +317,9 @@ class _Compiler:
     def _distribution(
         self, state: Any, action: Attack, plan: AttackPlan, where: Situation
     ) -> dict[outcomes.Effects, Fraction]:
-        from referee.engine import routines
-
-        if plan.deflection_used and routines.makes_routine(state, action):
-            raise Unsupported(
-                f"{where.attacker}'s attack routine on {where.target} spends shield deflections (DAC-DEFL-3)"
-            )
         try:
+            if routines.makes_routine(state, action):  # one attack of it (sim/routine_steps.py)
+                return outcomes.routine_step_distribution(state, action, where.step, where.target, LEAF_LIMIT)
             return outcomes.attack_effects_distribution(state, action, LEAF_LIMIT)
         except (outcomes.UnsupportedOutcome, chance.TooManyOutcomes) as exc:
             raise Unsupported(str(exc)) from None  # the message names the attack
@@ -301,6 +378,10 @@ class AttackTables:
     # variant's plans (V, C, C, K, U, W) and the variant of each round, else None
     round_plans: npt.NDArray[np.int32] | None = None
     plan_round: npt.NDArray[np.int64] | None = None
+    # ODD-ATK-3 (sim/routine_steps.py): per combatant the attacks of its routine, and the later steps'
+    # plans (S - 1, moved on 0/1, C, C, K, U, W), or None: nobody makes a routine
+    routine_len: npt.NDArray[np.int64] | None = None
+    step_plans: npt.NDArray[np.int32] | None = None
 
     @property
     def later(self) -> npt.NDArray[np.int32]:
@@ -323,8 +404,15 @@ def attack_tables(
     attacks t in the free round of surprise with t not surprised / surprised in some outcome of the
     checks (only those are compiled; the others are never looked up and hold round 1's tables)."""
     rounds = RoundVariants.of(setup)
-    phases: list[tuple[int, bool | None]] = [(2, None), *([(0, False), (0, True)] if free_round is not None else []),
-                                             (1, None), *((r, None) for r in rounds.firsts[2:])]  # fmt: skip
+    phases: list[Phase] = [(2, None, 0, False), *([(0, False, 0, False), (0, True, 0, False)] if free_round is not None else []),
+                           (1, None, 0, False), *((r, None, 0, False) for r in rounds.firsts[2:])]  # fmt: skip
+    base_count = len(phases)
+    lengths = routine_steps.routine_lengths(setup, enemy)  # ODD-ATK-3: the later steps' phases
+    if max(lengths) > 1 and (free_round is not None or len(rounds.firsts) > 2):
+        raise Unsupported(
+            "an attack routine (ODD-ATK-3) in a free round of surprise or with tactics for some rounds"
+        )
+    phases += routine_steps.step_phases(lengths)
     names = [c.name for c in setup.combatants]
     n = len(names)
     k_count = min(MAX_EARLIER_ATTACKERS + 1, max(1, int(enemy.sum(axis=0).max())))
@@ -334,6 +422,7 @@ def attack_tables(
     ]
     states = States(setup, names, kinds)
     compiler = _Compiler(setup, states)
+    compiler.lengths = {name: length for name, length in zip(names, lengths, strict=True) if length > 1}
     done: dict[tuple[Any, ...], tuple[int, bool]] = {}
     while True:  # again while the attacks and the ends of rounds reach states not yet compiled
         known = states.count()
@@ -367,9 +456,11 @@ def attack_tables(
         plans, attacker_states = plans[..., :1].copy(), 1  # the attacker's state changes no attack
     plans = np.ascontiguousarray(plans.reshape(*plans.shape[:5], -1))
     _check_attacks_back(setup, plans, compiler.dists, names)
+    steps = plans[base_count:].reshape(-1, 2, *plans.shape[1:]) if len(phases) > base_count else None
+    plans = plans[:base_count]
     round_end = states.round_end_table()
     extra = len(rounds.firsts) - 2
-    first = len(phases) - extra - 1
+    first = base_count - extra - 1
     if extra:  # a variant per set of tactics that apply (RoundVariants): round 1's plans among them
         variants = np.ascontiguousarray(np.concatenate([plans[:1], plans[first:]]))
         plan_round = np.array(rounds.variant, dtype=np.int64)
@@ -377,11 +468,12 @@ def attack_tables(
             np.ascontiguousarray(plans[: first + 1]), compiler.dists, True, attacker_states, round_end,
             variants, plan_round,
         )  # fmt: skip
+    routine = (np.array(lengths, dtype=np.int64), None if steps is None else np.ascontiguousarray(steps))
     if (plans[first] == plans[0]).all():
-        return AttackTables(
-            np.ascontiguousarray(plans[:first]), compiler.dists, False, attacker_states, round_end
-        )
-    return AttackTables(plans, compiler.dists, True, attacker_states, round_end)
+        plans, first_round = np.ascontiguousarray(plans[:first]), False
+    else:
+        first_round = True
+    return AttackTables(plans, compiler.dists, first_round, attacker_states, round_end, None, None, *routine)
 
 
 @dataclass
@@ -389,7 +481,7 @@ class _Cells:
     """The cells of one layer of the tables (one count of deflections spent), compiled by kinds."""
 
     compiler: _Compiler
-    phases: list[tuple[int, bool | None]]
+    phases: list[Phase]
     names: list[str]
     kinds: list[str]
     enemy: npt.NDArray[np.bool_]
@@ -424,10 +516,16 @@ class _Cells:
         """One cell (phase, attacker, target, earlier attackers, target's state, attacker's state)."""
         names, kinds = self.names, self.kinds
         phase, a, t, k, w, v = cell
-        round_no, caught = self.phases[phase]
+        round_no, caught, step, moved = self.phases[phase]
         wear = (w, v)
         earlier = tuple(f for f in foes if f != names[a])[:k]
-        if spent and not k:
+        primary = None
+        if step:  # a later attack of a routine (sim/routine_steps.py)
+            others = [i for i in np.flatnonzero(self.enemy[a]).tolist() if i != t]
+            if step >= self.compiler.lengths.get(names[a], 1) or (moved and not others):
+                return -1  # never looked up: no such step, or no other target to have moved on from
+            primary = others[0] if moved else None
+        if spent and not k and not (step and not moved):  # a routine's own attacks may have spent some
             inside = base is not None and w < base.shape[-2] and v < base.shape[-1]
             return int(base[phase, a, t, 0, w, v]) if inside else -1  # type: ignore[index]
         if len(earlier) < k:  # fewer foes than k: as with k - 1
@@ -436,12 +534,14 @@ class _Cells:
             return int(layer[0, a, t, k, w, v])  # never in the free round
         named = scripted_target(self.compiler.setup, a)
         down = (names[named],) if named is not None and named != t else ()
-        kind = (kinds[a], kinds[t], k, round_no, caught, w, v, spent, down)
+        kind = (kinds[a], kinds[t], k, round_no, caught, w, v, spent, down, step,
+                None if primary is None else kinds[primary])  # fmt: skip
         compiler = self.compiler
         if kind not in self.done:
             lists = compiler.states.lists
             marks = (lists[kinds[t]][w], lists[kinds[a]][v])
-            where = Situation(names[a], names[t], earlier, caught, spent, marks, round_no, down)
+            where = Situation(names[a], names[t], earlier, caught, spent, marks, round_no, down, step,
+                              None if primary is None else names[primary])  # fmt: skip
             spends, compiler.spends = compiler.spends, False
             self.done[kind] = (compiler.compile(where, (kinds[a], kinds[t]), wear), compiler.spends)
             compiler.spends = spends

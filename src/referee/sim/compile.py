@@ -99,6 +99,10 @@ class Compiled:
     free_plan_index: npt.NDArray[np.int32] | None = None
     # round 1's plans where they differ from the later rounds' (a scripted first action), else None
     first_plan_index: npt.NDArray[np.int32] | None = None
+    # ODD-ATK-3 (sim/routine_steps.py): per combatant the attacks of its action (1: one), and the later
+    # attacks' plans (step - 1, moved on to another target 0/1, C, C, K, U, W), or None: no routines
+    routine_len: IntArray = field(default_factory=lambda: np.ones(1, np.int64))
+    step_plans: npt.NDArray[np.int32] | None = None
 
     @property
     def first_round(self) -> npt.NDArray[np.bool_] | None:
@@ -259,7 +263,8 @@ def compile_setup(setup: Setup) -> Compiled:
             outcome_code.setdefault(o, len(outcome_code))
     dmg = Packed.of([to_table({outcome_code[o]: p for o, p in dist.items()}) for dist in dists])
     table_of = np.array(list(outcome_code), dtype=np.int32).reshape(-1, OUTCOME_FIELDS)
-    lows, statuses, sub_size = _status_tables(setup, hp, plans, dists)
+    every = plans if tables.step_plans is None else np.concatenate([plans, _as_phases(tables.step_plans)])
+    lows, statuses, sub_size = _status_tables(setup, hp, every, dists)
     status_names = list(dict.fromkeys([hit_points.ACTIVE, *(s for row in statuses for s in row)]))
     knockout_code = _knockout_codes(setup, status_names)  # may add a status (before the tables of them)
     procedures.check_target_choice([c.name for c in combatants], lows, statuses, sub_size)
@@ -309,4 +314,13 @@ def compile_setup(setup: Setup) -> Compiled:
         free_round=free,
         free_plan_index=tables.free,
         first_plan_index=tables.first,
+        routine_len=tables.routine_len
+        if tables.routine_len is not None
+        else np.ones(len(combatants), np.int64),
+        step_plans=tables.step_plans,
     )
+
+
+def _as_phases(steps: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
+    """A routine's later steps' plans (S, 2, C, C, ...) as phases of the plans (S * 2, C, C, ...)."""
+    return steps.reshape(-1, *steps.shape[2:])
