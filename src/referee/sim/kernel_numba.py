@@ -76,7 +76,7 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.out_knockout, c.knockout_code, c.round_plans is not None,
         c.round_plans if c.round_plans is not None else np.full((1, *c.plan_index.shape), -1, np.int32),
         c.plan_round if c.plan_round is not None else np.zeros(c.max_rounds + 1, np.int64),
-        c.routine_len, c.step_plans if c.step_plans is not None else np.full((1, 2, *c.plan_index.shape), -1, np.int32),
+        c.routine_len, c.step_plans,  # None: no routine (numba prunes the steps' branches away)
         tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -264,7 +264,10 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     target = np.uint64(best & 255)  # a key is rank << 8 | file index (procedures.target_keys)
                 start = code[a]
                 k = np.uint64(0)
-                for step in range(routine_len[a]):  # one attack, or each of a routine's (ODD-ATK-3)
+                steps = 1
+                if step_plans is not None:
+                    steps = routine_len[a]
+                for step in range(steps):  # one attack, or each of a routine's (ODD-ATK-3)
                     moved = 0
                     if (
                         step > 0
@@ -287,7 +290,9 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     if wears:
                         w = np.uint64(wear[target] * attacker_states + (wear[a] if attacker_axis else 0))
                     if step > 0:
-                        plan = step_plans[step - 1, moved, a, target, k, u, w]
+                        plan = -1
+                        if step_plans is not None:
+                            plan = step_plans[step - 1, moved, a, target, k, u, w]
                     elif round_no == 0:
                         caught = 1 if free_caught[verdict_code, target] else 0
                         plan = free_plans[caught, a, target, k, u, w]
