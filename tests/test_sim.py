@@ -199,6 +199,10 @@ def test_wilson_interval() -> None:
         ("mod_conditions.yaml", "odd"),  # targets named by tactics, a starting condition that ends
         ("owlbear.yaml", "mf"),  # a routine that moves on, stopped by a blow back (ODD-ATK-3, MF-FUMBLE-2)
         ("owlbear.yaml", "dac"),  # a routine's attacks spend deflections (ODD-ATK-3, DAC-DEFL-3)
+        (
+            "house_rules_duel.yaml",
+            "dac",
+        ),  # the attacker's deflections spent, met by a blow back (MF-FUMBLE-2)
     ],
 )
 def test_numba_and_numpy_kernels_agree(example: str, preset: str) -> None:

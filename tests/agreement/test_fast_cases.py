@@ -192,6 +192,8 @@ NEWLY_FAST = [  # (example, preset, engine fights)
         "odd",
         ENGINE_FIGHTS,
     ),  # rule: MOD-COND-SLEEP-M, HR-HELPLESS-1 (five combatants: the budget)
+    # rule: MF-FUMBLE-2, DAC-DEFL-3 (a blow back meets the deflections the attacker spent: tests/agreement/test_blow_backs.py)
+    ("house_rules_duel.yaml", "dac", ENGINE_FIGHTS),
     ("owlbear.yaml", "odd", ENGINE_FIGHTS),  # rule: ODD-ATK-3 (the rest of the routine moves on)
     ("owlbear.yaml", "mf", ENGINE_FIGHTS),  # rule: ODD-ATK-3, MF-FUMBLE-2 (a blow back stops the routine)
     ("owlbear.yaml", "dac", ENGINE_FIGHTS),  # rule: ODD-ATK-3, DAC-DEFL-3 (the routine spends deflections)

@@ -38,16 +38,13 @@ from referee.errors import IllegalActionError
 from referee.files import Setup
 from referee.rules.attack import AttackPlan, plan_attack
 from referee.sim import routine_steps
+from referee.sim.deflections import check_who_spent, meets_own_deflections, padded
+from referee.sim.rounds import RoundVariants, scripted_target
 from referee.sim.states import States
-from referee.sim.tables import LEAF_LIMIT, Unsupported
+from referee.sim.tables import LEAF_LIMIT, SimOutcome, Unsupported
 from referee.vocabulary import PAIRED
 
 Outcome = outcomes.Outcome
-# (damage to target, damage to attacker, attacks back, deflections spent by the target, deflections spent
-# by the attacker, the target's state after the attack or -1: unchanged, subdual damage to the target
-# and to the attacker, the attacker's state after the attack or -1: unchanged, 1 for a knock-out blow:
-# MF-KO-1, one that leaves the target at 0 hit points, unconscious, where it would fall below)
-SimOutcome = tuple[int, int, int, int, int, int, int, int, int, int]
 # a phase of the tables: (round, the free round's target surprised or None, step of a routine, moved on)
 Phase = tuple[int, bool | None, int, bool]
 OUTCOME_FIELDS = 10
@@ -93,11 +90,13 @@ class Situation:
     down: tuple[str, ...] = ()  # fallen before the round: the attacker's named target, when not this one
     step: int = 0  # the attack of a routine (ODD-ATK-3, sim/routine_steps.py): 0, the first
     primary: str | None = None  # a later step's: the fallen target it moved on from (None: continues)
+    spent_back: int = 0  # deflections the attacker has spent this round, on the target's attack (DAC-DEFL-3)
 
     def probe(self, setup: Setup, number: int, hp: int = 1) -> Any:
         """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice). A later
         step of a routine on its target finds the attacker among the target's attackers, after the
-        `earlier` ones (ODD-AC-SHIELD); one that moved on finds the first target down."""
+        `earlier` ones (ODD-AC-SHIELD); one that moved on finds the first target down. Deflections the
+        attacker has spent (a blow back meets them, MF-FUMBLE-2) were spent on the target's attack on it."""
         surprised = None if self.caught is None else ([self.target] if self.caught else [])
         marks = {} if self.marks is None else {self.attacker: self.marks[1], self.target: self.marks[0]}
         earlier = {self.target: self.earlier}
@@ -107,9 +106,13 @@ class Situation:
         elif self.primary is not None:
             earlier = {self.primary: (self.attacker,), **earlier}
             down = (*down, self.primary)
-        return outcomes.probe_state(
-            setup, {self.target: hp}, number, earlier, surprised, {self.target: self.spent}, marks, down,
-        )  # fmt: skip
+        spent = {self.target: self.spent}
+        if self.spent_back:
+            earlier, spent = (
+                {**earlier, self.attacker: (self.target,)},
+                {**spent, self.attacker: self.spent_back},
+            )
+        return outcomes.probe_state(setup, {self.target: hp}, number, earlier, surprised, spent, marks, down)
 
     def first_step(self) -> Situation:
         """Where the routine began: the target it was declared at, before the attacker struck it."""
@@ -285,13 +288,15 @@ class _Compiler:
         self, state: Any, action: Attack, plan: AttackPlan, key: tuple[Any, ...], attacker_state: int,
         where: Situation,
     ) -> dict[outcomes.Effects, Fraction]:  # fmt: skip
-        """The engine's resolution, shared between attacker states unless it can strike the attacker back."""
-        first = self.raw.get((*key, 0))
+        """The engine's resolution, shared between attacker states (and the deflections the attacker
+        spent) unless it can strike the attacker back: a blow back meets them (MF-FUMBLE-2)."""
+        first = self.raw.get((*key, (0, 0)))
         if first is not None and not _strikes_back(first):
             return first
-        if (*key, attacker_state) not in self.raw:
-            self.raw[(*key, attacker_state)] = self._distribution(state, action, plan, where)
-        return self.raw[(*key, attacker_state)]
+        own = (*key, (attacker_state, where.spent_back))
+        if own not in self.raw:
+            self.raw[own] = self._distribution(state, action, plan, where)
+        return self.raw[own]
 
     def _outcomes(
         self, found: dict[outcomes.Effects, Fraction], pair: tuple[str, str], wear: tuple[int, int],
@@ -326,41 +331,6 @@ class _Compiler:
 
 
 @dataclass(frozen=True)
-class RoundVariants:
-    """The rounds whose attacks are compiled apart: round 1, round 2 (the later rounds), and the first
-    round of each other set of tactics that apply (a tactic's `rounds: [1, 3, 5]`); `variant[r]`: the
-    variant of round r (0: round 2's, 1: round 1's, 2...: `firsts[2:]`); `checks`: the other rounds
-    each variant's first round is checked against."""
-
-    firsts: tuple[int, ...]
-    variant: tuple[int, ...]
-    checks: dict[int, tuple[int, ...]]
-
-    @classmethod
-    def of(cls, setup: Setup) -> RoundVariants:
-        last = setup.max_rounds
-
-        def applying(r: int) -> frozenset[int]:  # the combatants whose tactic applies in round r only
-            return frozenset(i for i, c in enumerate(setup.combatants) if c.tactic and c.tactic.rounds
-                             and r in c.tactic.rounds)  # fmt: skip
-
-        keys: list[frozenset[int]] = [applying(2), applying(1)]
-        firsts = [2, 1]
-        variant = [1, 1]  # round 0 (the free round) has its own tables; round 1
-        for r in range(2, last + 1):
-            key = applying(r)
-            if r > 2 and key not in keys[:1] + keys[2:]:
-                keys.append(key)
-                firsts.append(r)
-            variant.append(0 if key == keys[0] else keys.index(key, 2))
-        checks = {}
-        for v, first in enumerate(firsts):
-            same = [r for r in range(2, last + 1) if variant[r] == v]
-            checks[first] = tuple(sorted({r for r in (3, *same[1:2], *same[-1:]) if r in same} - {first}))
-        return cls(tuple(firsts), tuple(variant), checks)
-
-
-@dataclass(frozen=True)
 class AttackTables:
     """plans: (phase, attacker, target, earlier attackers, deflections spent, the target's state x the
     attacker's states + the attacker's state) → outcome table (-1: the tactics wait); dists: each table's
@@ -382,6 +352,9 @@ class AttackTables:
     # plans (S - 1, moved on 0/1, C, C, K, U, W), or None: nobody makes a routine
     routine_len: npt.NDArray[np.int64] | None = None
     step_plans: npt.NDArray[np.int32] | None = None
+    # the deflections the attacker spent this round counted (a blow back meets them, MF-FUMBLE-2,
+    # DAC-DEFL-3): the plans' U axis is (the target's count) * back_spent + (the attacker's)
+    back_spent: int = 1
 
     @property
     def later(self) -> npt.NDArray[np.int32]:
@@ -423,28 +396,33 @@ def attack_tables(
     states = States(setup, names, kinds)
     compiler = _Compiler(setup, states)
     compiler.lengths = {name: length for name, length in zip(names, lengths, strict=True) if length > 1}
-    done: dict[tuple[Any, ...], tuple[int, bool]] = {}
+    cells = _Cells(compiler, phases, names, kinds, enemy, k_count, {})
     while True:  # again while the attacks and the ends of rounds reach states not yet compiled
         known = states.count()
-        layers: list[npt.NDArray[np.int32]] = []  # per deflections spent: (P, C, C, K, W, W)
-        for spent in range(MAX_DEFLECTIONS + 1):
-            base = layers[0] if layers else None
-            compiler.spends = False
-            cells = _Cells(compiler, phases, names, kinds, enemy, k_count, done)
-            layers.append(cells.layer(spent, base, free_round))
-            if not compiler.spends:
-                break  # nothing more to spend: the tables stop counting deflections here
-        else:
-            raise Unsupported(
-                f"shield deflections spent more than {MAX_DEFLECTIONS} times a round (DAC-DEFL-3)"
-            )
+        grid = [cells.spent_layers(0, free_round)]  # per deflections the attacker spent: per the target's
+        if meets_own_deflections(grid[0], compiler.dists):  # MF-FUMBLE-2 with DAC-DEFL-3
+            for back in range(1, MAX_DEFLECTIONS + 1):
+                layers = cells.spent_layers(back, free_round)
+                both = padded([layers, grid[-1]])
+                if (both[0] == both[1]).all():
+                    break  # the attacker's count changes nothing more
+                grid.append(layers)
+            else:
+                raise Unsupported(
+                    f"an attacker's deflections spent more than {MAX_DEFLECTIONS} times a round"
+                )
         states.close_rounds()
         if states.count() == known:
             break
     width = states.widest()
-    plans = np.full((len(phases), n, n, k_count, len(layers), width, width), -1, dtype=np.int32)
-    for u, layer in enumerate(layers):
-        plans[:, :, :, :, u] = layer
+    # (P, C, C, K, U, UA, W, W): UA, the deflections the attacker spent, counted only where they change it
+    plans = np.full((len(phases), n, n, k_count, 1, len(grid), width, width), -1, dtype=np.int32)
+    every = padded(grid)  # (UA, U, P, C, C, K, w, w)
+    plans = np.repeat(plans, every.shape[1], axis=4)
+    w_in = every.shape[-1]
+    plans[..., :w_in, :w_in] = np.moveaxis(every, (0, 1), (5, 4))
+    check_who_spent(setup, plans, enemy, names)
+    plans = plans.reshape(*plans.shape[:4], -1, *plans.shape[6:])
     for i, kind in enumerate(kinds):  # states a kind never reaches are never looked up: as its first
         reached = len(states.lists[kind])
         plans[:, :, i, :, :, reached:] = plans[:, :, i, :, :, :1]
@@ -455,7 +433,6 @@ def attack_tables(
     if (plans == plans[..., :1]).all():
         plans, attacker_states = plans[..., :1].copy(), 1  # the attacker's state changes no attack
     plans = np.ascontiguousarray(plans.reshape(*plans.shape[:5], -1))
-    _check_attacks_back(setup, plans, compiler.dists, names)
     steps = plans[base_count:].reshape(-1, 2, *plans.shape[1:]) if len(phases) > base_count else None
     plans = plans[:base_count]
     round_end = states.round_end_table()
@@ -466,14 +443,16 @@ def attack_tables(
         plan_round = np.array(rounds.variant, dtype=np.int64)
         return AttackTables(
             np.ascontiguousarray(plans[: first + 1]), compiler.dists, True, attacker_states, round_end,
-            variants, plan_round,
+            variants, plan_round, back_spent=len(grid),
         )  # fmt: skip
     routine = (np.array(lengths, dtype=np.int64), None if steps is None else np.ascontiguousarray(steps))
     if (plans[first] == plans[0]).all():
         plans, first_round = np.ascontiguousarray(plans[:first]), False
     else:
         first_round = True
-    return AttackTables(plans, compiler.dists, first_round, attacker_states, round_end, None, None, *routine)
+    return AttackTables(
+        plans, compiler.dists, first_round, attacker_states, round_end, None, None, *routine, len(grid)
+    )
 
 
 @dataclass
@@ -488,9 +467,22 @@ class _Cells:
     k_count: int
     done: dict[tuple[Any, ...], tuple[int, bool]]  # compiled cells: (table, spends deflections)
 
+    def spent_layers(self, back: int, reachable: npt.NDArray[np.bool_] | None) -> list[npt.NDArray[np.int32]]:
+        """The layers per deflections the target spent this round (while some attack spends more), with
+        `back` spent by the attacker."""
+        layers: list[npt.NDArray[np.int32]] = []  # per deflections spent: (P, C, C, K, W, W)
+        compiler = self.compiler
+        for spent in range(MAX_DEFLECTIONS + 1):
+            compiler.spends = False
+            layers.append(self.layer(spent, layers[0] if layers else None, reachable, back))
+            if not compiler.spends:
+                return layers  # nothing more to spend: the tables stop counting deflections here
+        raise Unsupported(f"shield deflections spent more than {MAX_DEFLECTIONS} times a round (DAC-DEFL-3)")
+
     def layer(
-        self, spent: int, base: npt.NDArray[np.int32] | None, reachable: npt.NDArray[np.bool_] | None
-    ) -> npt.NDArray[np.int32]:
+        self, spent: int, base: npt.NDArray[np.int32] | None, reachable: npt.NDArray[np.bool_] | None,
+        back: int = 0,
+    ) -> npt.NDArray[np.int32]:  # fmt: skip
         """The tables with `spent` deflections used by the target this round: (P, C, C, K, W, W). With
         nobody attacking the target yet nothing is spent: those cells are `base`'s (none spent)."""
         names, kinds, enemy, n = self.names, self.kinds, self.enemy, len(self.names)
@@ -506,15 +498,18 @@ class _Cells:
                         for phase in range(len(self.phases)):
                             for k in range(self.k_count):
                                 cell = (phase, a, t, k, w, v)
-                                layer[cell] = self._cell(layer, cell, foes, spent, base, reachable)
+                                layer[cell] = self._cell(layer, cell, foes, (spent, back), base, reachable)
         return layer
 
     def _cell(
         self, layer: npt.NDArray[np.int32], cell: tuple[int, int, int, int, int, int], foes: list[str],
-        spent: int, base: npt.NDArray[np.int32] | None, reachable: npt.NDArray[np.bool_] | None,
+        spending: tuple[int, int], base: npt.NDArray[np.int32] | None,
+        reachable: npt.NDArray[np.bool_] | None,
     ) -> int:  # fmt: skip
-        """One cell (phase, attacker, target, earlier attackers, target's state, attacker's state)."""
+        """One cell (phase, attacker, target, earlier attackers, target's state, attacker's state), with
+        `spending` deflections spent by the target and the attacker."""
         names, kinds = self.names, self.kinds
+        spent, back = spending
         phase, a, t, k, w, v = cell
         round_no, caught, step, moved = self.phases[phase]
         wear = (w, v)
@@ -528,58 +523,25 @@ class _Cells:
         if spent and not k and not (step and not moved):  # a routine's own attacks may have spent some
             inside = base is not None and w < base.shape[-2] and v < base.shape[-1]
             return int(base[phase, a, t, 0, w, v]) if inside else -1  # type: ignore[index]
-        if len(earlier) < k:  # fewer foes than k: as with k - 1
+        if len(earlier) < k and spent and len(earlier) == k - 1 and not step:
+            earlier = (*earlier, names[a])  # spent on the attacker's own blow back before (MF-FUMBLE-2)
+        elif len(earlier) < k:  # fewer foes than k: as with k - 1
             return int(layer[phase, a, t, k - 1, w, v])
         if caught is not None and reachable is not None and not reachable[int(caught), a, t]:
             return int(layer[0, a, t, k, w, v])  # never in the free round
         named = scripted_target(self.compiler.setup, a)
         down = (names[named],) if named is not None and named != t else ()
         kind = (kinds[a], kinds[t], k, round_no, caught, w, v, spent, down, step,
-                None if primary is None else kinds[primary])  # fmt: skip
+                None if primary is None else kinds[primary], back)  # fmt: skip
         compiler = self.compiler
         if kind not in self.done:
             lists = compiler.states.lists
             marks = (lists[kinds[t]][w], lists[kinds[a]][v])
             where = Situation(names[a], names[t], earlier, caught, spent, marks, round_no, down, step,
-                              None if primary is None else names[primary])  # fmt: skip
+                              None if primary is None else names[primary], back)  # fmt: skip
             spends, compiler.spends = compiler.spends, False
             self.done[kind] = (compiler.compile(where, (kinds[a], kinds[t]), wear), compiler.spends)
             compiler.spends = spends
         table, spends = self.done[kind]
         compiler.spends = compiler.spends or spends
         return table
-
-
-def scripted_target(setup: Setup, a: int) -> int | None:
-    """The enemy combatant `a`'s tactic names as its target, if any (the tactics attack it while it stands,
-    else the default target: engine/odd_tactics.scripted_maneuver); refused where the tables cannot say so."""
-    c = setup.combatants[a]
-    if c.tactic is None or c.tactic.target is None:
-        return None
-    names = [x.name for x in setup.combatants]
-    if c.tactic.target not in names:
-        raise Unsupported(f"{c.name}'s tactic names {c.tactic.target}, who is not in the fight")
-    named = names.index(c.tactic.target)
-    if setup.combatants[named].side == c.side:
-        raise Unsupported(f"{c.name}'s tactic names {c.tactic.target}, on its own side")
-    if c.tactic.rounds is not None:
-        raise Unsupported(f"{c.name}'s tactic names its target in some rounds only ({c.tactic.target})")
-    return named
-
-
-def _check_attacks_back(
-    setup: Setup, plans: npt.NDArray[np.int32], dists: list[dict[SimOutcome, Fraction]], names: list[str]
-) -> None:
-    """A free attack back (MF-FUMBLE-2) is compiled against the attacker as it starts the round: refuse
-    it where the deflections the attacker has spent this round can differ (the tables count the
-    target's, not the attacker's; the attacker's state — its armour — is carried)."""
-    for a in range(len(names)):
-        against = {o for pid in set(plans[:, :, a].ravel().tolist()) - {-1} for o in dists[pid]}
-        mine = {o for pid in set(plans[:, a].ravel().tolist()) - {-1} for o in dists[pid]}
-        if not any(o[3] for o in against) and not any(o[4] for o in mine):
-            continue  # nobody spends a's deflections
-        if any(o[2] for o in mine):
-            raise Unsupported(
-                f"{names[a]}'s attacks can draw a free attack back (MF-FUMBLE-2) that meets deflections"
-                f" {names[a]} spent this round; the tables count the target's"
-            )

@@ -77,6 +77,7 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.round_plans if c.round_plans is not None else np.full((1, *c.plan_index.shape), -1, np.int32),
         c.plan_round if c.plan_round is not None else np.zeros(c.max_rounds + 1, np.int64),
         c.routine_len, c.step_plans,  # None: no routine (numba prunes the steps' branches away)
+        c.back_spent,
         tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -102,7 +103,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     out_subdual_back: Any, sub_size: Any,
     has_first_plans: bool, first_plans: Any, out_wear_back: Any, attacker_states: int, ticks: bool,
     round_end: Any, scripted: Any, out_knockout: Any, knockout_code: Any, has_round_plans: bool,
-    round_plans: Any, plan_round: Any, routine_len: Any, step_plans: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+    round_plans: Any, plan_round: Any, routine_len: Any, step_plans: Any, back_spent: int, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
     """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights).
 
@@ -113,7 +114,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
     count = side_of.size
     units = init_index.shape[1]
     k_top = plan_index.shape[2] - 1
-    u_top = plan_index.shape[3] - 1
+    u_top = plan_index.shape[3] // back_spent - 1  # the target's deflections spent, counted up to
+    counts_back = back_spent > 1  # and the attacker's (a blow back meets them, MF-FUMBLE-2)
     wears = plan_index.shape[4] > 1
     wear = np.zeros(count, np.int64)  # state: armour (HR-ARMDMG-1..4), conditions that come and go
     wears_back = out_wear_back.max() >= 0  # some attack changes its attacker's state
@@ -124,7 +126,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     sub = np.zeros(count, np.int64)  # subdual damage taken (GAP-SUBDUAL)
     # flags: work skipped where these tables cannot need it
     subdues = sub_size.max() > 1
-    counts_spent = u_top > 0
+    counts_spent = plan_index.shape[3] > 1
     hits_back = out_back.max() > 0 or out_attacker.max() > 0 or out_subdual_back.max() > 0
     nobody = np.int64(1) << 62
     side_lo = np.full(sides, count, np.int64)  # each side's rows: side_lo to side_hi - 1 (file order)
@@ -286,6 +288,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     if step == 0 or moved:  # attackers before it on this target (it is one from now on)
                         k = np.uint64(min(received[target], k_top))
                     u = np.uint64(min(spent[target], u_top))
+                    if counts_back:
+                        u = u * np.uint64(back_spent) + np.uint64(min(spent[a], back_spent - 1))
                     w = np.uint64(0)
                     if wears:
                         w = np.uint64(wear[target] * attacker_states + (wear[a] if attacker_axis else 0))

@@ -196,8 +196,15 @@ class _Round:
         k_top = c.plan_index.shape[2] - 1
         u_count, w_count = c.plan_index.shape[3], c.plan_index.shape[4]
         cell = pair * (k_top + 1) + earlier
-        # and on the deflections it has spent this round (DAC-DEFL-3)
-        cell = cell * u_count + (np.minimum(self.spent[tt], u_count - 1) if self.spent is not None else 0)
+        # and on the deflections it has spent this round (DAC-DEFL-3), and the attacker (a blow back)
+        if self.spent is not None:
+            back = c.back_spent
+            used = np.minimum(self.spent[tt], u_count // back - 1) * back
+            if back > 1:
+                used = used + np.minimum(self.spent[aa], back - 1)
+            cell = cell * u_count + used
+        else:
+            cell = cell * u_count
         if w_count > 1:  # and on its state (armour, HR-ARMDMG-1; conditions), and maybe the attacker's
             flat_wear = fights.wear.reshape(-1)
             state = flat_wear[tt].astype(np.int64)
