@@ -34,7 +34,7 @@ PROBE_ROUND = 2  # the steps are compiled in a later round (and checked against 
 
 
 def default_routine(state: Any, attacker: str) -> Attack | None:
-    """The tactics' attack in a probe when it is a routine of several attacks, else None."""
+    """The tactics' attack in a probe when it is a routine of several attacks (ODD-ATK-3), else None."""
     action = choose_action(state, attacker)
     if isinstance(action, Refused):
         action = action.action
@@ -67,8 +67,9 @@ def routine_lengths(setup: Setup, enemy: npt.NDArray[np.bool_]) -> list[int]:
 
 
 def step_plan(state: Any, action: Attack, index: int, target: str) -> AttackPlan | None:
-    """The plan of attack `index` of `action`'s routine in `state` (None: the step is lost); refused
-    where it would strike another than `target`."""
+    """The plan of attack `index` of `action`'s routine in `state` (ODD-ATK-3: its target, or the one the
+    default tactics move on to; None: the step is lost); refused where it would strike another than
+    `target`."""
     routine = routines.routine_of(state, action)
     step = routines.step_action(state, routine, index)
     if isinstance(step, str):
@@ -84,5 +85,5 @@ def step_plan(state: Any, action: Attack, index: int, target: str) -> AttackPlan
 
 
 def step_phases(lengths: list[int]) -> list[tuple[int, bool | None, int, bool]]:
-    """The phases of the tables that hold the later steps: (round, None, step, moved on)."""
+    """The phases of the tables that hold a routine's later steps (ODD-ATK-3): (round, None, step, moved on)."""
     return [(PROBE_ROUND, None, s, moved) for s in range(1, max(lengths)) for moved in (False, True)]
