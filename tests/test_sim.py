@@ -86,7 +86,7 @@ def test_group_fights_agree_with_the_event_engine(example: str) -> None:
         if mark in checked:
             continue  # the same tables as a preset already checked (odd and mod, say)
         checked.add(mark)
-        fast = sim.simulate(setup, FAST_FIGHTS, seed=11)
+        fast = sim.simulate(setup, FAST_FIGHTS, seed=11, tables=compiled)  # compiled once
         assert fast.path == sim.VECTORISED and not fast.reason
         assert_samples_agree(fast, sim.simulate(setup, ENGINE_FIGHTS, seed=13, force_engine=True))
 
@@ -197,6 +197,12 @@ def test_wilson_interval() -> None:
         ("fog_and_cover.yaml", "hr"),  # a condition to the end of the round (HR-MISSILE-3)
         ("preset_hr.yaml", "hr"),  # a sleeper who wakes (MOD-COND-SLEEP-M)
         ("mod_conditions.yaml", "odd"),  # targets named by tactics, a starting condition that ends
+        ("owlbear.yaml", "mf"),  # a routine that moves on, stopped by a blow back (ODD-ATK-3, MF-FUMBLE-2)
+        ("owlbear.yaml", "dac"),  # a routine's attacks spend deflections (ODD-ATK-3, DAC-DEFL-3)
+        (
+            "house_rules_duel.yaml",
+            "dac",
+        ),  # the attacker's deflections spent, met by a blow back (MF-FUMBLE-2)
     ],
 )
 def test_numba_and_numpy_kernels_agree(example: str, preset: str) -> None:

@@ -15,8 +15,10 @@ test budget allows (the power each comparison has is in its message)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pytest
 from tests.agreement.paths import Record, compare_simulator, exact_walk, vectorised
 from tests.conftest import make_setup
@@ -190,6 +192,11 @@ NEWLY_FAST = [  # (example, preset, engine fights)
         "odd",
         ENGINE_FIGHTS,
     ),  # rule: MOD-COND-SLEEP-M, HR-HELPLESS-1 (five combatants: the budget)
+    # rule: MF-FUMBLE-2, DAC-DEFL-3 (a blow back meets the deflections the attacker spent: tests/agreement/test_blow_backs.py)
+    ("house_rules_duel.yaml", "dac", ENGINE_FIGHTS),
+    ("owlbear.yaml", "odd", ENGINE_FIGHTS),  # rule: ODD-ATK-3 (the rest of the routine moves on)
+    ("owlbear.yaml", "mf", ENGINE_FIGHTS),  # rule: ODD-ATK-3, MF-FUMBLE-2 (a blow back stops the routine)
+    ("owlbear.yaml", "dac", ENGINE_FIGHTS),  # rule: ODD-ATK-3, DAC-DEFL-3 (the routine spends deflections)
 ]
 
 
@@ -279,6 +286,70 @@ def test_a_blow_back_damages_the_attacker_s_armour_state_by_state() -> None:
         worse.append(set(compiled.out_wear_back[entries].tolist()) - {-1})
     assert worse == [{1}, {2}, set()]  # each critical moves the armour on by one state; destroyed stays
     assert struck_back[0] < struck_back[1] < struck_back[2]  # worse armour: the blow back hits more often
+
+
+def kobolds(preset: str = "odd", rounds: int = 3) -> dict[str, Any]:
+    """An owlbear's claw, claw, bite against three kobolds of 1 hit point (ODD-ATK-3: when its target
+    falls, the rest of the routine goes to the next): one action may fell all three."""
+    bear = {"name": "Owlbear", "hit_dice": "2", "hp": 4, "ac": 14, "attacks": ["claw", "claw", "bite"],
+            "weapons": [{"name": "claw", "damage": "1"}, {"name": "bite", "damage": "1d2"}]}  # fmt: skip
+    kobold = {"name": "Kobold", "count": 3, "hit_dice": "1", "hp": 1, "ac": 13,
+              "weapons": [{"name": "spear", "damage": "1"}]}  # fmt: skip
+    return {"name": f"a routine that moves on ({preset})", "ruleset": preset, "max_rounds": rounds,
+            "sides": [{"name": "Kobolds", "combatants": [kobold]}, {"name": "Owlbear", "combatants": [bear]}]}  # fmt: skip
+
+
+def knight_and_owlbear(rounds: int = 6) -> dict[str, Any]:
+    """An owlbear's routine against a knight whose small shield deflects once a round (DAC-DEFL-3,
+    GAP-SHIELD-USES): the claw after the first meets the knight without it."""
+    bear = {"name": "Owlbear", "hit_dice": "2", "hp": 6, "ac": 14, "attacks": ["claw", "claw", "bite"],
+            "weapons": [{"name": "claw", "damage": "1d2"}, {"name": "bite", "damage": "1d3"}]}  # fmt: skip
+    knight = {"name": "Knight", "level": 1, "hp": 6, "armour": "chain mail", "shield": "small shield",
+              "weapons": [{"name": "mace", "damage": "1d4"}]}  # fmt: skip
+    return {"name": "a routine meets a shield (dac)", "ruleset": "dac", "max_rounds": rounds,
+            "sides": [{"name": "Knight", "combatants": [knight]}, {"name": "Owlbear", "combatants": [bear]}]}  # fmt: skip
+
+
+ROUTINES = [  # (encounter, engine fights): each sees about 4 and 3 points at 4.5 standard errors
+    pytest.param(kobolds(), ENGINE_FIGHTS, id="routine-moves-on"),  # rule: ODD-ATK-3
+    pytest.param(kobolds("mf"), ENGINE_FIGHTS, id="routine-moves-on-mf"),  # rule: ODD-ATK-3, MF-FUMBLE-2
+    pytest.param(knight_and_owlbear(), 6_000, id="routine-spends-deflections"),  # rule: DAC-DEFL-3
+]
+
+
+@pytest.mark.parametrize(("data", "fights"), ROUTINES)
+def test_routines_agree_with_the_engine_s_fights(data: dict[str, Any], fights: int) -> None:
+    # rule: ODD-ATK-3: the tables hold each attack of the routine alone; the kernels move on as the engine
+    assert_rates_agree(make_setup(data), fights)
+
+
+def win_rates_without(compiled: sim.Compiled, off: np.ndarray) -> tuple[float, float]:
+    """The owlbear's win rate from the tables, and with the routine's later steps' plans `off` instead."""
+    out = []
+    for steps in (compiled.step_plans, off):
+        result = sim.compiled_batch(replace(compiled, step_plans=steps), 200_000, np.random.default_rng(5))
+        assert result is not None
+        out.append(float(result.wins[1]) / result.fights)
+    return out[0], out[1]
+
+
+@pytest.mark.skipif(sim.numba_play() is None, reason="numba is not installed")
+def test_each_routine_mechanism_moves_the_answer_beyond_what_the_comparison_sees() -> None:
+    # rule: ODD-ATK-3: the routine lost when its target falls (no moving on) gives the owlbear about
+    # 11 points fewer wins; DAC-DEFL-3: later attacks that find the deflection unspent, about 5.6 fewer.
+    # The comparisons above see 4 and 3 points.
+    compiled = sim.compile_setup(make_setup(kobolds()))
+    assert compiled.step_plans is not None and compiled.routine_len.tolist() == [1, 1, 1, 3]
+    lost = compiled.step_plans.copy()
+    lost[:, 1] = -1  # the steps after the target fell: lost
+    on, off = win_rates_without(compiled, lost)
+    assert on - off > 0.08, (on, off)
+    compiled = sim.compile_setup(make_setup(knight_and_owlbear()))
+    assert compiled.step_plans is not None and compiled.step_plans.shape[5] > 1  # deflections counted
+    unspent = compiled.step_plans.copy()
+    unspent[...] = unspent[:, :, :, :, :, :1]  # every later attack as if no deflection were spent
+    on, off = win_rates_without(compiled, unspent)
+    assert on - off > 0.045, (on, off)
 
 
 def test_conditions_that_end_with_the_round_are_carried() -> None:

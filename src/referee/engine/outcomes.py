@@ -123,42 +123,43 @@ def attack_effects(state: FightState, action: Attack, dice: DiceSource) -> Effec
     damage to either (GAP-SUBDUAL); anything else an Outcome cannot say is refused (:func:`read_outcome`),
     as are state events or subdual damage on anyone else and holds (a condition that names its holder,
     ODD-GRAP-3)."""
-    events = engine.resolve(state, action, dice)
-    pair = {action.target, action.actor}
+    return read_effects(state, engine.resolve(state, action, dice), action.actor, action.target)
+
+
+def read_effects(state: FightState, events: Sequence[Event], actor: str, target: str) -> Effects:
+    """What the events of `actor`'s attack (or one attack of its routine) on `target` did, as
+    :data:`Effects` (see :func:`attack_effects`)."""
+    pair = {target, actor}
     changes = [e for e in events if e.type in STATE_EVENTS]
     for e in changes:
         if e.target not in pair:
-            raise UnsupportedOutcome(
-                f"{action.actor}'s attack on {action.target} changes {e.target} ({e.text})"
-            )
+            raise UnsupportedOutcome(f"{actor}'s attack on {target} changes {e.target} ({e.text})")
         if e.type is EventType.CONDITION and e.data.get("condition") in PAIRED:
             raise UnsupportedOutcome(
-                f"{action.actor}'s attack on {action.target} makes a hold ({e.text}): who holds whom, and"
+                f"{actor}'s attack on {target} makes a hold ({e.text}): who holds whom, and"
                 " since when, decide later attacks and escapes (ODD-GRAP-3)"
             )
     subdual = [e for e in events if e.type is EventType.DAMAGE and e.data.get("subdual")]
     if any(e.target not in pair for e in subdual):
-        raise UnsupportedOutcome(
-            f"{action.actor}'s attack on {action.target} deals subdual damage to another"
-        )
+        raise UnsupportedOutcome(f"{actor}'s attack on {target} deals subdual damage to another")
     apart = {id(e) for e in changes + subdual}
     rest = [e for e in events if id(e) not in apart]
-    outcome = read_outcome(rest, action.actor, action.target)
-    spent = {action.target: 0, action.actor: 0}
+    outcome = read_outcome(rest, actor, target)
+    spent = {target: 0, actor: 0}
     for e in events:
         if e.type is EventType.ATTACK and e.target in spent:
             spent[e.target] += int(e.data.get("deflection_used", 0) or 0)
-    knocks = {action.target: 0, action.actor: 0}
+    knocks = {target: 0, actor: 0}
     for e in subdual:
         knocks[str(e.target)] += int(e.damage or 0)
     return (
         outcome,
-        spent[action.target],
-        spent[action.actor],
-        state_events(changes, action.target, state.round),
-        knocks[action.target],
-        knocks[action.actor],
-        state_events(changes, action.actor, state.round) if action.actor != action.target else (),
+        spent[target],
+        spent[actor],
+        state_events(changes, target, state.round),
+        knocks[target],
+        knocks[actor],
+        state_events(changes, actor, state.round) if actor != target else (),
     )
 
 
@@ -254,6 +255,35 @@ def attack_effects_distribution(
         limit,
         what=f"{action.actor}'s attack on {action.target}",
     )
+
+
+def routine_step_distribution(
+    state: FightState, action: Attack, index: int, target: str, limit: int = chance.DEFAULT_LIMIT
+) -> dict[Effects, Fraction]:
+    """ODD-ATK-3: the exact distribution of :data:`Effects` of attack `index` of `action`'s routine, made
+    in `state` as the engine makes it (``routines.first_step``, then ``routines.routine_step`` in the state
+    the earlier attacks left), read as one attack on `target`: the declared target, or the one the
+    default tactics move on to when it has fallen (``routines.step_action``). Refused where the step
+    would strike another, or is lost (no enemy it can reach)."""
+    from referee.engine import routines
+
+    routine = routines.routine_of(state, action)
+    step = routines.step_action(state, routine, index)
+    weapon = routine.weapons[index] or "attack"
+    what = f"{action.actor}'s {weapon} ({index + 1} of {len(routine.weapons)})"
+    if isinstance(step, str) or step.target != target:
+        raise UnsupportedOutcome(
+            f"{what} does not strike {target}: {step if isinstance(step, str) else step.target}"
+        )
+
+    def one(dice: DiceSource) -> Effects:
+        if index == 0:
+            events = routines.first_step(state, routine, dice)
+        else:
+            events = routines.routine_step(state, routine, index, dice)
+        return read_effects(state, events, action.actor, target)
+
+    return chance.distribution(one, limit, what=f"{what} on {target}")
 
 
 def attack_outcome(state: FightState, action: Attack, dice: DiceSource) -> Outcome:

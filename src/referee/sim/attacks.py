@@ -21,7 +21,7 @@ target's and the attacker's next states.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee import chance
-from referee.engine import outcomes
+from referee.engine import outcomes, routines
 from referee.engine.actions import Attack, Wait
 from referee.engine.refusals import Refused
 from referee.engine.resolve import attack_context
@@ -37,16 +37,16 @@ from referee.engine.tactics import choose_action
 from referee.errors import IllegalActionError
 from referee.files import Setup
 from referee.rules.attack import AttackPlan, plan_attack
+from referee.sim import routine_steps
+from referee.sim.deflections import check_who_spent, meets_own_deflections, padded
+from referee.sim.rounds import RoundVariants, scripted_target
 from referee.sim.states import States
-from referee.sim.tables import LEAF_LIMIT, Unsupported
+from referee.sim.tables import LEAF_LIMIT, SimOutcome, Unsupported
 from referee.vocabulary import PAIRED
 
 Outcome = outcomes.Outcome
-# (damage to target, damage to attacker, attacks back, deflections spent by the target, deflections spent
-# by the attacker, the target's state after the attack or -1: unchanged, subdual damage to the target
-# and to the attacker, the attacker's state after the attack or -1: unchanged, 1 for a knock-out blow:
-# MF-KO-1, one that leaves the target at 0 hit points, unconscious, where it would fall below)
-SimOutcome = tuple[int, int, int, int, int, int, int, int, int, int]
+# a phase of the tables: (round, the free round's target surprised or None, step of a routine, moved on)
+Phase = tuple[int, bool | None, int, bool]
 OUTCOME_FIELDS = 10
 MAX_EARLIER_ATTACKERS = 3  # attackers already counted on a target (shields cover at most 3, ODD-AC-SHIELD)
 MAX_DEFLECTIONS = 6  # deflections spent in a round that the tables may count (DAC-DEFL-3)
@@ -88,15 +88,38 @@ class Situation:
     marks: tuple[outcomes.Mark, outcomes.Mark] | None = None  # the target's and the attacker's states
     round_no: int = 1  # 1: round 1; 2: every later round (checked on others); the free round: 0
     down: tuple[str, ...] = ()  # fallen before the round: the attacker's named target, when not this one
+    step: int = 0  # the attack of a routine (ODD-ATK-3, sim/routine_steps.py): 0, the first
+    primary: str | None = None  # a later step's: the fallen target it moved on from (None: continues)
+    spent_back: int = 0  # deflections the attacker has spent this round, on the target's attack (DAC-DEFL-3)
 
     def probe(self, setup: Setup, number: int, hp: int = 1) -> Any:
-        """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice)."""
+        """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice). A later
+        step of a routine on its target finds the attacker among the target's attackers, after the
+        `earlier` ones (ODD-AC-SHIELD); one that moved on finds the first target down. Deflections the
+        attacker has spent (a blow back meets them, MF-FUMBLE-2) were spent on the target's attack on it."""
         surprised = None if self.caught is None else ([self.target] if self.caught else [])
         marks = {} if self.marks is None else {self.attacker: self.marks[1], self.target: self.marks[0]}
-        return outcomes.probe_state(
-            setup, {self.target: hp}, number, {self.target: self.earlier}, surprised,
-            {self.target: self.spent}, marks, self.down,
-        )  # fmt: skip
+        earlier = {self.target: self.earlier}
+        down = self.down
+        if self.step and self.primary is None:
+            earlier = {self.target: (*self.earlier, self.attacker)}
+        elif self.primary is not None:
+            earlier = {self.primary: (self.attacker,), **earlier}
+            down = (*down, self.primary)
+        spent = {self.target: self.spent}
+        if self.spent_back:
+            earlier, spent = (
+                {**earlier, self.attacker: (self.target,)},
+                {**spent, self.attacker: self.spent_back},
+            )
+        return outcomes.probe_state(setup, {self.target: hp}, number, earlier, surprised, spent, marks, down)
+
+    def first_step(self) -> Situation:
+        """Where the routine began: the target it was declared at, before the attacker struck it."""
+        target = self.primary if self.primary is not None else self.target
+        earlier = () if self.primary is not None else self.earlier
+        spent = 0 if self.primary is not None else self.spent
+        return replace(self, target=target, earlier=earlier, spent=spent, step=0, primary=None)
 
 
 def _planned(setup: Setup, where: Situation, number: int) -> tuple[Any, Any]:
@@ -120,6 +143,13 @@ def _planned(setup: Setup, where: Situation, number: int) -> tuple[Any, Any]:
     return state, (action, plan)
 
 
+def _step_key(found: tuple[Any, Attack, AttackPlan | None] | None) -> Any:
+    """What tells a routine step's plans apart between rounds (None: no routine; "lost": no attack)."""
+    if found is None:
+        return None
+    return "lost" if found[2] is None else _plan_key(found[2])
+
+
 def _strikes_back(found: dict[outcomes.Effects, Fraction]) -> bool:
     """Whether the attack can draw a blow back on the attacker (MF-FUMBLE-2): then the attacker's own
     state (its armour, the deflections it spent) changes what the attack does."""
@@ -137,6 +167,7 @@ class _Compiler:
         self.raw: dict[tuple[Any, ...], dict[outcomes.Effects, Fraction]] = {}
         self.spends = False  # some attack compiled since the flag was cleared spends deflections
         self.rounds = RoundVariants.of(setup)
+        self.lengths: dict[str, int] = {}  # each attacker's routine, where longer than one attack
 
     def compile(self, where: Situation, pair: tuple[str, str], wear: tuple[int, int]) -> int:
         """The outcome table of the attacker's default attack in `where` (-1: the tactics wait).
@@ -148,14 +179,13 @@ class _Compiler:
         (MF-FUMBLE-2) is the target's own blow, on the attacker's own armour. `wear`: the indexes of the
         target's and the attacker's states."""
         setup = self.setup
+        if where.step:
+            return self.compile_step(where, pair, wear)
         state, chosen = _planned(setup, where, where.round_no or 1)
         if chosen is not None:
-            _action, plan = chosen
-            self.spends = self.spends or plan.deflection_used > 0
-            held = [e for e in (*plan.on_hit, *plan.on_attempt) if e.condition in PAIRED]
-            if held:
-                raise Unsupported(f"{where.attacker}'s attack on {where.target} imposes conditions ({_effects(plan)}); the"
-                                  " tables carry no hold (who holds whom, and since when, decide later attacks)")  # fmt: skip
+            chosen = self._first_of_routine(state, where, *chosen)
+        if chosen is not None:
+            self._note_plan(where, chosen[1])
         # the tables hold one plan per variant of the rounds (RoundVariants), compiled in its first round:
         # the attack must not change in its other rounds (checked in round 3, the second and the last
         # of them); the free round is played once
@@ -179,6 +209,62 @@ class _Compiler:
         )
         return self._table(self._outcomes(found, pair, wear, knockout))
 
+    def _note_plan(self, where: Situation, plan: AttackPlan) -> None:
+        """Whether the attack spends deflections (another layer of the tables); refuse a hold."""
+        self.spends = self.spends or plan.deflection_used > 0
+        held = [e for e in (*plan.on_hit, *plan.on_attempt) if e.condition in PAIRED]
+        if held:
+            raise Unsupported(f"{where.attacker}'s attack on {where.target} imposes conditions ({_effects(plan)}); the"
+                              " tables carry no hold (who holds whom, and since when, decide later attacks)")  # fmt: skip
+
+    def _first_of_routine(
+        self, state: Any, where: Situation, action: Attack, plan: AttackPlan
+    ) -> tuple[Attack, AttackPlan] | None:
+        """ODD-ATK-3: a routine's first attack stands for its action here (the later ones are the steps'
+        tables, sim/routine_steps.py), with that attack's own plan; the routine as long as foreseen."""
+        length = self.lengths.get(where.attacker, 1)
+        makes = routines.makes_routine(state, action)
+        if (len(routines.routine_of(state, action).weapons) if makes else 1) != length:
+            raise Unsupported(f"{where.attacker}'s attack routine changes with the situation (ODD-ATK-3)")
+        if not makes:
+            return action, plan
+        first = routine_steps.step_plan(state, action, 0, where.target)
+        return None if first is None else (action, first)
+
+    def compile_step(self, where: Situation, pair: tuple[str, str], wear: tuple[int, int]) -> int:
+        """A later attack of the attacker's routine (ODD-ATK-3, sim/routine_steps.py): compiled in a
+        later round, checked in round 1 and the rounds the plans are checked in (-1: the attacker makes
+        no routine here, or the step is lost on a target it continues on)."""
+        setup = self.setup
+
+        def planned(number: int) -> tuple[Any, Attack, AttackPlan | None] | None:
+            declared = where.first_step().probe(setup, number)
+            template = routine_steps.default_routine(declared, where.attacker)
+            if template is None:
+                return None
+            state = where.probe(setup, number)
+            return state, template, routine_steps.step_plan(state, template, where.step, where.target)
+
+        chosen = planned(routine_steps.PROBE_ROUND)
+        for number in (1, *self.rounds.checks.get(routine_steps.PROBE_ROUND, ())):
+            then = planned(number)
+            same = _step_key(chosen) == _step_key(then)
+            if not same:
+                raise Unsupported(f"{where.attacker}'s routine attack {where.step + 1} on {where.target}"
+                                  f" changes with the round (in round {number})")  # fmt: skip
+        if chosen is None:
+            return -1
+        state, action, plan = chosen
+        if plan is None:
+            if where.primary is not None:  # the engine would move on to the next enemy it can reach
+                raise Unsupported(f"{where.attacker}'s routine attack {where.step + 1} cannot reach"
+                                  f" {where.target}, the enemy it moves on to (ODD-ATK-3)")  # fmt: skip
+            return -1
+        self._note_plan(where, plan)
+        key = (*pair, None, wear[0], _plan_key(plan), where.step, where.primary is None)
+        found = self._resolution(state, action, plan, key, wear[1], where)
+        return self._table(self._outcomes(found, pair, wear))
+
     def _knockout_probe(self, where: Situation, plan: AttackPlan) -> Any:
         """MF-KO-1: a knock-out blow leaves its target at 0 where it would fall below (the engine's
         `damage_dealt` reads the target's hit points): it is resolved on a target with plenty, so the
@@ -188,8 +274,6 @@ class _Compiler:
         if isinstance(action, Refused):
             action = action.action
         assert isinstance(action, Attack)
-        from referee.engine import routines
-
         if routines.makes_routine(state, action):
             raise Unsupported(
                 f"{where.attacker}'s attack routine on {where.target} tries to knock out (MF-KO-1)"
@@ -204,13 +288,15 @@ class _Compiler:
         self, state: Any, action: Attack, plan: AttackPlan, key: tuple[Any, ...], attacker_state: int,
         where: Situation,
     ) -> dict[outcomes.Effects, Fraction]:  # fmt: skip
-        """The engine's resolution, shared between attacker states unless it can strike the attacker back."""
-        first = self.raw.get((*key, 0))
+        """The engine's resolution, shared between attacker states (and the deflections the attacker
+        spent) unless it can strike the attacker back: a blow back meets them (MF-FUMBLE-2)."""
+        first = self.raw.get((*key, (0, 0)))
         if first is not None and not _strikes_back(first):
             return first
-        if (*key, attacker_state) not in self.raw:
-            self.raw[(*key, attacker_state)] = self._distribution(state, action, plan, where)
-        return self.raw[(*key, attacker_state)]
+        own = (*key, (attacker_state, where.spent_back))
+        if own not in self.raw:
+            self.raw[own] = self._distribution(state, action, plan, where)
+        return self.raw[own]
 
     def _outcomes(
         self, found: dict[outcomes.Effects, Fraction], pair: tuple[str, str], wear: tuple[int, int],
@@ -236,51 +322,12 @@ class _Compiler:
     def _distribution(
         self, state: Any, action: Attack, plan: AttackPlan, where: Situation
     ) -> dict[outcomes.Effects, Fraction]:
-        from referee.engine import routines
-
-        if plan.deflection_used and routines.makes_routine(state, action):
-            raise Unsupported(
-                f"{where.attacker}'s attack routine on {where.target} spends shield deflections (DAC-DEFL-3)"
-            )
         try:
+            if routines.makes_routine(state, action):  # one attack of it (sim/routine_steps.py)
+                return outcomes.routine_step_distribution(state, action, where.step, where.target, LEAF_LIMIT)
             return outcomes.attack_effects_distribution(state, action, LEAF_LIMIT)
         except (outcomes.UnsupportedOutcome, chance.TooManyOutcomes) as exc:
             raise Unsupported(str(exc)) from None  # the message names the attack
-
-
-@dataclass(frozen=True)
-class RoundVariants:
-    """The rounds whose attacks are compiled apart: round 1, round 2 (the later rounds), and the first
-    round of each other set of tactics that apply (a tactic's `rounds: [1, 3, 5]`); `variant[r]`: the
-    variant of round r (0: round 2's, 1: round 1's, 2...: `firsts[2:]`); `checks`: the other rounds
-    each variant's first round is checked against."""
-
-    firsts: tuple[int, ...]
-    variant: tuple[int, ...]
-    checks: dict[int, tuple[int, ...]]
-
-    @classmethod
-    def of(cls, setup: Setup) -> RoundVariants:
-        last = setup.max_rounds
-
-        def applying(r: int) -> frozenset[int]:  # the combatants whose tactic applies in round r only
-            return frozenset(i for i, c in enumerate(setup.combatants) if c.tactic and c.tactic.rounds
-                             and r in c.tactic.rounds)  # fmt: skip
-
-        keys: list[frozenset[int]] = [applying(2), applying(1)]
-        firsts = [2, 1]
-        variant = [1, 1]  # round 0 (the free round) has its own tables; round 1
-        for r in range(2, last + 1):
-            key = applying(r)
-            if r > 2 and key not in keys[:1] + keys[2:]:
-                keys.append(key)
-                firsts.append(r)
-            variant.append(0 if key == keys[0] else keys.index(key, 2))
-        checks = {}
-        for v, first in enumerate(firsts):
-            same = [r for r in range(2, last + 1) if variant[r] == v]
-            checks[first] = tuple(sorted({r for r in (3, *same[1:2], *same[-1:]) if r in same} - {first}))
-        return cls(tuple(firsts), tuple(variant), checks)
 
 
 @dataclass(frozen=True)
@@ -301,6 +348,13 @@ class AttackTables:
     # variant's plans (V, C, C, K, U, W) and the variant of each round, else None
     round_plans: npt.NDArray[np.int32] | None = None
     plan_round: npt.NDArray[np.int64] | None = None
+    # ODD-ATK-3 (sim/routine_steps.py): per combatant the attacks of its routine, and the later steps'
+    # plans (S - 1, moved on 0/1, C, C, K, U, W), or None: nobody makes a routine
+    routine_len: npt.NDArray[np.int64] | None = None
+    step_plans: npt.NDArray[np.int32] | None = None
+    # the deflections the attacker spent this round counted (a blow back meets them, MF-FUMBLE-2,
+    # DAC-DEFL-3): the plans' U axis is (the target's count) * back_spent + (the attacker's)
+    back_spent: int = 1
 
     @property
     def later(self) -> npt.NDArray[np.int32]:
@@ -323,8 +377,15 @@ def attack_tables(
     attacks t in the free round of surprise with t not surprised / surprised in some outcome of the
     checks (only those are compiled; the others are never looked up and hold round 1's tables)."""
     rounds = RoundVariants.of(setup)
-    phases: list[tuple[int, bool | None]] = [(2, None), *([(0, False), (0, True)] if free_round is not None else []),
-                                             (1, None), *((r, None) for r in rounds.firsts[2:])]  # fmt: skip
+    phases: list[Phase] = [(2, None, 0, False), *([(0, False, 0, False), (0, True, 0, False)] if free_round is not None else []),
+                           (1, None, 0, False), *((r, None, 0, False) for r in rounds.firsts[2:])]  # fmt: skip
+    base_count = len(phases)
+    lengths = routine_steps.routine_lengths(setup, enemy)  # ODD-ATK-3: the later steps' phases
+    if max(lengths) > 1 and (free_round is not None or len(rounds.firsts) > 2):
+        raise Unsupported(
+            "an attack routine (ODD-ATK-3) in a free round of surprise or with tactics for some rounds"
+        )
+    phases += routine_steps.step_phases(lengths)
     names = [c.name for c in setup.combatants]
     n = len(names)
     k_count = min(MAX_EARLIER_ATTACKERS + 1, max(1, int(enemy.sum(axis=0).max())))
@@ -334,28 +395,34 @@ def attack_tables(
     ]
     states = States(setup, names, kinds)
     compiler = _Compiler(setup, states)
-    done: dict[tuple[Any, ...], tuple[int, bool]] = {}
+    compiler.lengths = {name: length for name, length in zip(names, lengths, strict=True) if length > 1}
+    cells = _Cells(compiler, phases, names, kinds, enemy, k_count, {})
     while True:  # again while the attacks and the ends of rounds reach states not yet compiled
         known = states.count()
-        layers: list[npt.NDArray[np.int32]] = []  # per deflections spent: (P, C, C, K, W, W)
-        for spent in range(MAX_DEFLECTIONS + 1):
-            base = layers[0] if layers else None
-            compiler.spends = False
-            cells = _Cells(compiler, phases, names, kinds, enemy, k_count, done)
-            layers.append(cells.layer(spent, base, free_round))
-            if not compiler.spends:
-                break  # nothing more to spend: the tables stop counting deflections here
-        else:
-            raise Unsupported(
-                f"shield deflections spent more than {MAX_DEFLECTIONS} times a round (DAC-DEFL-3)"
-            )
+        grid = [cells.spent_layers(0, free_round)]  # per deflections the attacker spent: per the target's
+        if meets_own_deflections(grid[0], compiler.dists):  # MF-FUMBLE-2 with DAC-DEFL-3
+            for back in range(1, MAX_DEFLECTIONS + 1):
+                layers = cells.spent_layers(back, free_round)
+                both = padded([layers, grid[-1]])
+                if (both[0] == both[1]).all():
+                    break  # the attacker's count changes nothing more
+                grid.append(layers)
+            else:
+                raise Unsupported(
+                    f"an attacker's deflections spent more than {MAX_DEFLECTIONS} times a round"
+                )
         states.close_rounds()
         if states.count() == known:
             break
     width = states.widest()
-    plans = np.full((len(phases), n, n, k_count, len(layers), width, width), -1, dtype=np.int32)
-    for u, layer in enumerate(layers):
-        plans[:, :, :, :, u] = layer
+    # (P, C, C, K, U, UA, W, W): UA, the deflections the attacker spent, counted only where they change it
+    plans = np.full((len(phases), n, n, k_count, 1, len(grid), width, width), -1, dtype=np.int32)
+    every = padded(grid)  # (UA, U, P, C, C, K, w, w)
+    plans = np.repeat(plans, every.shape[1], axis=4)
+    w_in = every.shape[-1]
+    plans[..., :w_in, :w_in] = np.moveaxis(every, (0, 1), (5, 4))
+    check_who_spent(setup, plans, enemy, names)
+    plans = plans.reshape(*plans.shape[:4], -1, *plans.shape[6:])
     for i, kind in enumerate(kinds):  # states a kind never reaches are never looked up: as its first
         reached = len(states.lists[kind])
         plans[:, :, i, :, :, reached:] = plans[:, :, i, :, :, :1]
@@ -366,22 +433,26 @@ def attack_tables(
     if (plans == plans[..., :1]).all():
         plans, attacker_states = plans[..., :1].copy(), 1  # the attacker's state changes no attack
     plans = np.ascontiguousarray(plans.reshape(*plans.shape[:5], -1))
-    _check_attacks_back(setup, plans, compiler.dists, names)
+    steps = plans[base_count:].reshape(-1, 2, *plans.shape[1:]) if len(phases) > base_count else None
+    plans = plans[:base_count]
     round_end = states.round_end_table()
     extra = len(rounds.firsts) - 2
-    first = len(phases) - extra - 1
+    first = base_count - extra - 1
     if extra:  # a variant per set of tactics that apply (RoundVariants): round 1's plans among them
         variants = np.ascontiguousarray(np.concatenate([plans[:1], plans[first:]]))
         plan_round = np.array(rounds.variant, dtype=np.int64)
         return AttackTables(
             np.ascontiguousarray(plans[: first + 1]), compiler.dists, True, attacker_states, round_end,
-            variants, plan_round,
+            variants, plan_round, back_spent=len(grid),
         )  # fmt: skip
+    routine = (np.array(lengths, dtype=np.int64), None if steps is None else np.ascontiguousarray(steps))
     if (plans[first] == plans[0]).all():
-        return AttackTables(
-            np.ascontiguousarray(plans[:first]), compiler.dists, False, attacker_states, round_end
-        )
-    return AttackTables(plans, compiler.dists, True, attacker_states, round_end)
+        plans, first_round = np.ascontiguousarray(plans[:first]), False
+    else:
+        first_round = True
+    return AttackTables(
+        plans, compiler.dists, first_round, attacker_states, round_end, None, None, *routine, len(grid)
+    )
 
 
 @dataclass
@@ -389,16 +460,29 @@ class _Cells:
     """The cells of one layer of the tables (one count of deflections spent), compiled by kinds."""
 
     compiler: _Compiler
-    phases: list[tuple[int, bool | None]]
+    phases: list[Phase]
     names: list[str]
     kinds: list[str]
     enemy: npt.NDArray[np.bool_]
     k_count: int
     done: dict[tuple[Any, ...], tuple[int, bool]]  # compiled cells: (table, spends deflections)
 
+    def spent_layers(self, back: int, reachable: npt.NDArray[np.bool_] | None) -> list[npt.NDArray[np.int32]]:
+        """The layers per deflections the target spent this round (while some attack spends more), with
+        `back` spent by the attacker."""
+        layers: list[npt.NDArray[np.int32]] = []  # per deflections spent: (P, C, C, K, W, W)
+        compiler = self.compiler
+        for spent in range(MAX_DEFLECTIONS + 1):
+            compiler.spends = False
+            layers.append(self.layer(spent, layers[0] if layers else None, reachable, back))
+            if not compiler.spends:
+                return layers  # nothing more to spend: the tables stop counting deflections here
+        raise Unsupported(f"shield deflections spent more than {MAX_DEFLECTIONS} times a round (DAC-DEFL-3)")
+
     def layer(
-        self, spent: int, base: npt.NDArray[np.int32] | None, reachable: npt.NDArray[np.bool_] | None
-    ) -> npt.NDArray[np.int32]:
+        self, spent: int, base: npt.NDArray[np.int32] | None, reachable: npt.NDArray[np.bool_] | None,
+        back: int = 0,
+    ) -> npt.NDArray[np.int32]:  # fmt: skip
         """The tables with `spent` deflections used by the target this round: (P, C, C, K, W, W). With
         nobody attacking the target yet nothing is spent: those cells are `base`'s (none spent)."""
         names, kinds, enemy, n = self.names, self.kinds, self.enemy, len(self.names)
@@ -414,72 +498,50 @@ class _Cells:
                         for phase in range(len(self.phases)):
                             for k in range(self.k_count):
                                 cell = (phase, a, t, k, w, v)
-                                layer[cell] = self._cell(layer, cell, foes, spent, base, reachable)
+                                layer[cell] = self._cell(layer, cell, foes, (spent, back), base, reachable)
         return layer
 
     def _cell(
         self, layer: npt.NDArray[np.int32], cell: tuple[int, int, int, int, int, int], foes: list[str],
-        spent: int, base: npt.NDArray[np.int32] | None, reachable: npt.NDArray[np.bool_] | None,
+        spending: tuple[int, int], base: npt.NDArray[np.int32] | None,
+        reachable: npt.NDArray[np.bool_] | None,
     ) -> int:  # fmt: skip
-        """One cell (phase, attacker, target, earlier attackers, target's state, attacker's state)."""
+        """One cell (phase, attacker, target, earlier attackers, target's state, attacker's state), with
+        `spending` deflections spent by the target and the attacker."""
         names, kinds = self.names, self.kinds
+        spent, back = spending
         phase, a, t, k, w, v = cell
-        round_no, caught = self.phases[phase]
+        round_no, caught, step, moved = self.phases[phase]
         wear = (w, v)
         earlier = tuple(f for f in foes if f != names[a])[:k]
-        if spent and not k:
+        primary = None
+        if step:  # a later attack of a routine (sim/routine_steps.py)
+            others = [i for i in np.flatnonzero(self.enemy[a]).tolist() if i != t]
+            if step >= self.compiler.lengths.get(names[a], 1) or (moved and not others):
+                return -1  # never looked up: no such step, or no other target to have moved on from
+            primary = others[0] if moved else None
+        if spent and not k and not (step and not moved):  # a routine's own attacks may have spent some
             inside = base is not None and w < base.shape[-2] and v < base.shape[-1]
             return int(base[phase, a, t, 0, w, v]) if inside else -1  # type: ignore[index]
-        if len(earlier) < k:  # fewer foes than k: as with k - 1
+        if len(earlier) < k and spent and len(earlier) == k - 1 and not step:
+            earlier = (*earlier, names[a])  # spent on the attacker's own blow back before (MF-FUMBLE-2)
+        elif len(earlier) < k:  # fewer foes than k: as with k - 1
             return int(layer[phase, a, t, k - 1, w, v])
         if caught is not None and reachable is not None and not reachable[int(caught), a, t]:
             return int(layer[0, a, t, k, w, v])  # never in the free round
         named = scripted_target(self.compiler.setup, a)
         down = (names[named],) if named is not None and named != t else ()
-        kind = (kinds[a], kinds[t], k, round_no, caught, w, v, spent, down)
+        kind = (kinds[a], kinds[t], k, round_no, caught, w, v, spent, down, step,
+                None if primary is None else kinds[primary], back)  # fmt: skip
         compiler = self.compiler
         if kind not in self.done:
             lists = compiler.states.lists
             marks = (lists[kinds[t]][w], lists[kinds[a]][v])
-            where = Situation(names[a], names[t], earlier, caught, spent, marks, round_no, down)
+            where = Situation(names[a], names[t], earlier, caught, spent, marks, round_no, down, step,
+                              None if primary is None else names[primary], back)  # fmt: skip
             spends, compiler.spends = compiler.spends, False
             self.done[kind] = (compiler.compile(where, (kinds[a], kinds[t]), wear), compiler.spends)
             compiler.spends = spends
         table, spends = self.done[kind]
         compiler.spends = compiler.spends or spends
         return table
-
-
-def scripted_target(setup: Setup, a: int) -> int | None:
-    """The enemy combatant `a`'s tactic names as its target, if any (the tactics attack it while it stands,
-    else the default target: engine/odd_tactics.scripted_maneuver); refused where the tables cannot say so."""
-    c = setup.combatants[a]
-    if c.tactic is None or c.tactic.target is None:
-        return None
-    names = [x.name for x in setup.combatants]
-    if c.tactic.target not in names:
-        raise Unsupported(f"{c.name}'s tactic names {c.tactic.target}, who is not in the fight")
-    named = names.index(c.tactic.target)
-    if setup.combatants[named].side == c.side:
-        raise Unsupported(f"{c.name}'s tactic names {c.tactic.target}, on its own side")
-    if c.tactic.rounds is not None:
-        raise Unsupported(f"{c.name}'s tactic names its target in some rounds only ({c.tactic.target})")
-    return named
-
-
-def _check_attacks_back(
-    setup: Setup, plans: npt.NDArray[np.int32], dists: list[dict[SimOutcome, Fraction]], names: list[str]
-) -> None:
-    """A free attack back (MF-FUMBLE-2) is compiled against the attacker as it starts the round: refuse
-    it where the deflections the attacker has spent this round can differ (the tables count the
-    target's, not the attacker's; the attacker's state — its armour — is carried)."""
-    for a in range(len(names)):
-        against = {o for pid in set(plans[:, :, a].ravel().tolist()) - {-1} for o in dists[pid]}
-        mine = {o for pid in set(plans[:, a].ravel().tolist()) - {-1} for o in dists[pid]}
-        if not any(o[3] for o in against) and not any(o[4] for o in mine):
-            continue  # nobody spends a's deflections
-        if any(o[2] for o in mine):
-            raise Unsupported(
-                f"{names[a]}'s attacks can draw a free attack back (MF-FUMBLE-2) that meets deflections"
-                f" {names[a]} spent this round; the tables count the target's"
-            )

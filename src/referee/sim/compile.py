@@ -28,9 +28,10 @@ from referee.files import Setup
 from referee.rules import hit_points
 from referee.rules.options import FinishFallen
 from referee.sim import first_strike, procedures
-from referee.sim.attacks import OUTCOME_FIELDS, SimOutcome, attack_tables, scripted_target
+from referee.sim.attacks import OUTCOME_FIELDS, attack_tables
+from referee.sim.rounds import scripted_target
 from referee.sim.surprise import FreeRound, free_round_tables
-from referee.sim.tables import IntArray, Packed, Unsupported, offsets, to_table
+from referee.sim.tables import IntArray, Packed, SimOutcome, Unsupported, offsets, to_table
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,8 @@ class Compiled:
     hp: Packed  # hit points at set-up, one table per combatant
     # (C, C, K, U, W): in the rounds after the first (and round 1 unless first_plan_index says otherwise),
     # outcome table of (attacker, target, earlier attackers on the target this round,
-    # deflections it spent this round, its state and the attacker's: see attacker_states), or -1 (waits)
+    # deflections it spent this round (and the attacker: see back_spent), its state and the attacker's:
+    # see attacker_states), or -1 (waits)
     plan_index: npt.NDArray[np.int32]
     dmg: Packed
     status_values: npt.NDArray[np.int8]  # code per hit-point total, per combatant
@@ -99,6 +101,13 @@ class Compiled:
     free_plan_index: npt.NDArray[np.int32] | None = None
     # round 1's plans where they differ from the later rounds' (a scripted first action), else None
     first_plan_index: npt.NDArray[np.int32] | None = None
+    # ODD-ATK-3 (sim/routine_steps.py): per combatant the attacks of its action (1: one), and the later
+    # attacks' plans (step - 1, moved on to another target 0/1, C, C, K, U, W), or None: no routines
+    routine_len: IntArray = field(default_factory=lambda: np.ones(1, np.int64))
+    step_plans: npt.NDArray[np.int32] | None = None
+    # the deflections the attacker spent this round, counted where a blow back meets them (MF-FUMBLE-2,
+    # DAC-DEFL-3): the plans' deflection axis is (the target's count) * back_spent + (the attacker's)
+    back_spent: int = 1
 
     @property
     def first_round(self) -> npt.NDArray[np.bool_] | None:
@@ -259,7 +268,8 @@ def compile_setup(setup: Setup) -> Compiled:
             outcome_code.setdefault(o, len(outcome_code))
     dmg = Packed.of([to_table({outcome_code[o]: p for o, p in dist.items()}) for dist in dists])
     table_of = np.array(list(outcome_code), dtype=np.int32).reshape(-1, OUTCOME_FIELDS)
-    lows, statuses, sub_size = _status_tables(setup, hp, plans, dists)
+    every = plans if tables.step_plans is None else np.concatenate([plans, _as_phases(tables.step_plans)])
+    lows, statuses, sub_size = _status_tables(setup, hp, every, dists)
     status_names = list(dict.fromkeys([hit_points.ACTIVE, *(s for row in statuses for s in row)]))
     knockout_code = _knockout_codes(setup, status_names)  # may add a status (before the tables of them)
     procedures.check_target_choice([c.name for c in combatants], lows, statuses, sub_size)
@@ -309,4 +319,14 @@ def compile_setup(setup: Setup) -> Compiled:
         free_round=free,
         free_plan_index=tables.free,
         first_plan_index=tables.first,
+        routine_len=tables.routine_len
+        if tables.routine_len is not None
+        else np.ones(len(combatants), np.int64),
+        step_plans=tables.step_plans,
+        back_spent=tables.back_spent,
     )
+
+
+def _as_phases(steps: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
+    """A routine's later steps' plans (S, 2, C, C, ...) as phases of the plans (S * 2, C, C, ...)."""
+    return steps.reshape(-1, *steps.shape[2:])

@@ -76,6 +76,8 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.out_knockout, c.knockout_code, c.round_plans is not None,
         c.round_plans if c.round_plans is not None else np.full((1, *c.plan_index.shape), -1, np.int32),
         c.plan_round if c.plan_round is not None else np.zeros(c.max_rounds + 1, np.int64),
+        c.routine_len, c.step_plans,  # None: no routine (numba prunes the steps' branches away)
+        c.back_spent,
         tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -101,7 +103,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     out_subdual_back: Any, sub_size: Any,
     has_first_plans: bool, first_plans: Any, out_wear_back: Any, attacker_states: int, ticks: bool,
     round_end: Any, scripted: Any, out_knockout: Any, knockout_code: Any, has_round_plans: bool,
-    round_plans: Any, plan_round: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+    round_plans: Any, plan_round: Any, routine_len: Any, step_plans: Any, back_spent: int, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
     """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights).
 
@@ -112,7 +114,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
     count = side_of.size
     units = init_index.shape[1]
     k_top = plan_index.shape[2] - 1
-    u_top = plan_index.shape[3] - 1
+    u_top = plan_index.shape[3] // back_spent - 1  # the target's deflections spent, counted up to
+    counts_back = back_spent > 1  # and the attacker's (a blow back meets them, MF-FUMBLE-2)
     wears = plan_index.shape[4] > 1
     wear = np.zeros(count, np.int64)  # state: armour (HR-ARMDMG-1..4), conditions that come and go
     wears_back = out_wear_back.max() >= 0  # some attack changes its attacker's state
@@ -123,7 +126,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     sub = np.zeros(count, np.int64)  # subdual damage taken (GAP-SUBDUAL)
     # flags: work skipped where these tables cannot need it
     subdues = sub_size.max() > 1
-    counts_spent = u_top > 0
+    counts_spent = plan_index.shape[3] > 1
     hits_back = out_back.max() > 0 or out_attacker.max() > 0 or out_subdual_back.max() > 0
     nobody = np.int64(1) << 62
     side_lo = np.full(sides, count, np.int64)  # each side's rows: side_lo to side_hi - 1 (file order)
@@ -261,75 +264,108 @@ def _play_fights(  # one loop nest, kept together for the compiler
                     if best == nobody:
                         continue
                     target = np.uint64(best & 255)  # a key is rank << 8 | file index (procedures.target_keys)
-                k = np.uint64(min(received[target], k_top))
-                u = np.uint64(min(spent[target], u_top))
-                w = np.uint64(0)
-                if wears:
-                    w = np.uint64(wear[target] * attacker_states + (wear[a] if attacker_axis else 0))
-                if round_no == 0:
-                    caught = 1 if free_caught[verdict_code, target] else 0
-                    plan = free_plans[caught, a, target, k, u, w]
-                elif has_round_plans:  # tactics that apply in some rounds: that round's plans
-                    plan = round_plans[plan_round[round_no], a, target, k, u, w]
-                elif round_no == 1 and has_first_plans:  # a scripted first action
-                    plan = first_plans[a, target, k, u, w]
-                else:
-                    plan = plan_index[a, target, k, u, w]
-                if plan < 0:
-                    continue  # no legal attack: the tactics wait
-                received[target] += 1
-                state += GAMMA
-                row = np.uint64(plan)
-                outcome = np.uint64(dmg_values[np.uint64(dmg_off[row] + _pick(state, dmg_size[row]))])
-                hp[target] -= out_target[outcome]
-                if subdues:
-                    sub[target] += out_subdual[outcome]
-                    at = status_base[target] + hp[target] * sub_size[target]
-                    at += min(sub[target], sub_size[target] - 1)
-                else:
-                    at = status_base[target] + hp[target]
-                code[target] = status_values[np.uint64(at)]
-                tkey[target] = target_key[np.uint64(at)]
-                if knocks and out_knockout[outcome] > 0 and hp[target] <= 0:  # MF-KO-1: left at 0
-                    hp[target] = 0
-                    code[target] = knockout_code[target]
-                    tkey[target] = nobody
-                side = np.uint64(side_of[target])  # keep its side's lowest key true: rescan if it rose
-                if tkey[target] <= best_of[side]:
-                    best_of[side] = tkey[target]
-                elif best_of[side] & 255 == target:
-                    best_of[side] = nobody
-                    for j in range(side_lo[side], side_hi[side]):
-                        if side_of[j] == side:
-                            best_of[side] = min(best_of[side], tkey[j])
-                if code[target] != 0 and downed[target] < 0:
-                    downed[target] = p
-                if counts_spent:
-                    spent[target] += out_spent[outcome]
-                    spent[a] += out_spent_back[outcome]
-                if wears and out_wear[outcome] >= 0:
-                    wear[target] = out_wear[outcome]
-                if wears_back and out_wear_back[outcome] >= 0:
-                    wear[a] = out_wear_back[outcome]
-                if not hits_back:
-                    continue
-                received[a] += out_back[outcome]
-                if out_attacker[outcome] > 0 or out_subdual_back[outcome] > 0:  # struck back by a free attack
-                    hp[a] -= out_attacker[outcome]
-                    sub[a] += out_subdual_back[outcome]
-                    at = status_base[a] + hp[a] * sub_size[a] + min(sub[a], sub_size[a] - 1)
-                    code[a] = status_values[np.uint64(at)]
-                    tkey[a] = target_key[np.uint64(at)]
-                    side = np.uint64(side_of[a])
-                    if tkey[a] <= best_of[side]:
-                        best_of[side] = tkey[a]
-                    elif best_of[side] & 255 == a:
+                start = code[a]
+                k = np.uint64(0)
+                steps = 1
+                if step_plans is not None:
+                    steps = routine_len[a]
+                for step in range(steps):  # one attack, or each of a routine's (ODD-ATK-3)
+                    moved = 0
+                    if (
+                        step > 0
+                    ):  # as routines.routine_step: stop if the attacker fell, move on if the target did
+                        if code[a] != start:
+                            break
+                        if code[target] != 0:
+                            best = nobody
+                            mine = side_of[a]
+                            for s in range(sides):
+                                best = min(best, best_of[s] if s != mine else nobody)
+                            if best == nobody:
+                                break
+                            target = np.uint64(best & 255)
+                            moved = 1
+                    if step == 0 or moved:  # attackers before it on this target (it is one from now on)
+                        k = np.uint64(min(received[target], k_top))
+                    u = np.uint64(min(spent[target], u_top))
+                    if counts_back:
+                        u = u * np.uint64(back_spent) + np.uint64(min(spent[a], back_spent - 1))
+                    w = np.uint64(0)
+                    if wears:
+                        w = np.uint64(wear[target] * attacker_states + (wear[a] if attacker_axis else 0))
+                    if step > 0:
+                        plan = -1
+                        if step_plans is not None:
+                            plan = step_plans[step - 1, moved, a, target, k, u, w]
+                    elif round_no == 0:
+                        caught = 1 if free_caught[verdict_code, target] else 0
+                        plan = free_plans[caught, a, target, k, u, w]
+                    elif has_round_plans:  # tactics that apply in some rounds: that round's plans
+                        plan = round_plans[plan_round[round_no], a, target, k, u, w]
+                    elif round_no == 1 and has_first_plans:  # a scripted first action
+                        plan = first_plans[a, target, k, u, w]
+                    else:
+                        plan = plan_index[a, target, k, u, w]
+                    if plan < 0:
+                        if step == 0:
+                            break  # no legal attack: the tactics wait
+                        continue  # this attack of the routine is lost
+                    if step == 0 or moved:
+                        received[target] += 1
+                    state += GAMMA
+                    row = np.uint64(plan)
+                    outcome = np.uint64(dmg_values[np.uint64(dmg_off[row] + _pick(state, dmg_size[row]))])
+                    hp[target] -= out_target[outcome]
+                    if subdues:
+                        sub[target] += out_subdual[outcome]
+                        at = status_base[target] + hp[target] * sub_size[target]
+                        at += min(sub[target], sub_size[target] - 1)
+                    else:
+                        at = status_base[target] + hp[target]
+                    code[target] = status_values[np.uint64(at)]
+                    tkey[target] = target_key[np.uint64(at)]
+                    if knocks and out_knockout[outcome] > 0 and hp[target] <= 0:  # MF-KO-1: left at 0
+                        hp[target] = 0
+                        code[target] = knockout_code[target]
+                        tkey[target] = nobody
+                    side = np.uint64(side_of[target])  # keep its side's lowest key true: rescan if it rose
+                    if tkey[target] <= best_of[side]:
+                        best_of[side] = tkey[target]
+                    elif best_of[side] & 255 == target:
                         best_of[side] = nobody
                         for j in range(side_lo[side], side_hi[side]):
                             if side_of[j] == side:
                                 best_of[side] = min(best_of[side], tkey[j])
-                    if code[a] != 0 and downed[a] < 0:
-                        downed[a] = p
+                    if code[target] != 0 and downed[target] < 0:
+                        downed[target] = p
+                    if counts_spent:
+                        spent[target] += out_spent[outcome]
+                        spent[a] += out_spent_back[outcome]
+                    if wears and out_wear[outcome] >= 0:
+                        wear[target] = out_wear[outcome]
+                    if wears_back and out_wear_back[outcome] >= 0:
+                        wear[a] = out_wear_back[outcome]
+                    if not hits_back:
+                        continue
+                    received[a] += out_back[outcome]
+                    if (
+                        out_attacker[outcome] > 0 or out_subdual_back[outcome] > 0
+                    ):  # struck back by a free attack
+                        hp[a] -= out_attacker[outcome]
+                        sub[a] += out_subdual_back[outcome]
+                        at = status_base[a] + hp[a] * sub_size[a] + min(sub[a], sub_size[a] - 1)
+                        code[a] = status_values[np.uint64(at)]
+                        tkey[a] = target_key[np.uint64(at)]
+                        side = np.uint64(side_of[a])
+                        if tkey[a] <= best_of[side]:
+                            best_of[side] = tkey[a]
+                        elif best_of[side] & 255 == a:
+                            best_of[side] = nobody
+                            for j in range(side_lo[side], side_hi[side]):
+                                if side_of[j] == side:
+                                    best_of[side] = min(best_of[side], tkey[j])
+                        if code[a] != 0 and downed[a] < 0:
+                            downed[a] = p
             if ticks:  # conditions that end with the round
                 for j in range(count):
                     wear[j] = round_end[j, wear[j]]

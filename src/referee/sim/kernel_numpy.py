@@ -121,12 +121,8 @@ def _play_round(
     received = np.zeros(count * m, dtype=np.int32)  # attacks on each combatant this round
     downed = np.full(count * m, -1, dtype=np.int32)  # position in the order at which it went down
     k_top = c.plan_index.shape[2] - 1
-    u_count, w_count = c.plan_index.shape[3], c.plan_index.shape[4]
-    spent = np.zeros(count * m, dtype=np.int32) if u_count > 1 else None  # deflections (DAC-DEFL-3)
-    flat_wear = fights.wear.reshape(-1)
-    subdues = bool((c.sub_size > 1).any())  # some attack deals subdual damage (GAP-SUBDUAL)
-    wears_back = bool((c.out_wear_back >= 0).any())
-    knocks = bool((c.out_knockout > 0).any())
+    spent = np.zeros(count * m, dtype=np.int32) if c.plan_index.shape[3] > 1 else None  # DAC-DEFL-3
+    round_ = _Round(c, m, rng, received, downed, spent)
     flat_plans = plans.reshape(-1)
     for p in range(count):
         a = actor_at[p]
@@ -145,36 +141,93 @@ def _play_round(
         if not f.size:
             continue
         af, tf = a[f], (chosen[f] & 255).astype(np.int64)
+        start = flat_code[af * m + f]  # a routine stops where its attacker falls (ODD-ATK-3)
         tt = tf * m + f
         pair = af * count + tf
         if caught is not None:  # the free round's plans: the target surprised or not
             pair = pair + caught[tt].astype(np.int64) * (count * count)
         # the plan may depend on how many attacked the target before this round (ODD-AC-SHIELD)
-        earlier = np.minimum(received[tt], k_top) if k_top else 0
-        cell = pair * (k_top + 1) + earlier
-        # and on the deflections it has spent this round (DAC-DEFL-3)
-        cell = cell * u_count + (np.minimum(spent[tt], u_count - 1) if spent is not None else 0)
-        if w_count > 1:  # and on its state (armour, HR-ARMDMG-1; conditions), and maybe the attacker's
-            state = flat_wear[tt].astype(np.int64)
-            if c.attacker_states > 1:
-                state = state * c.attacker_states + flat_wear[af * m + f]
-            cell = cell * w_count + state
-        plan = flat_plans[cell]
+        earlier = np.minimum(received[tt], k_top) if k_top else np.zeros(f.size, np.int64)
+        plan = flat_plans[round_.cell(fights, pair, earlier, tt, af * m + f)]
         if c.may_wait:  # no legal attack on that target: the tactics wait
             go = plan >= 0
-            f, af, tf, tt, plan = f[go], af[go], tf[go], tt[go], plan[go]
+            f, af, tf, tt, plan, earlier, start = (x[go] for x in (f, af, tf, tt, plan, earlier, start))
         if k_top:
             received[tt] += 1
-        outcome = sample(c.dmg, plan, rng.random(f.size))
+        round_.strike(fights, f, af, tf, tt, plan, p)
+        for step in range(1, int(c.routine_len.max())):  # a routine's later attacks (sim/routine_steps.py)
+            assert c.step_plans is not None
+            go = (c.routine_len[af] > step) & (flat_code[af * m + f] == start)
+            f, af, tf, tt, earlier, start = (x[go] for x in (f, af, tf, tt, earlier, start))
+            # as routines.step_action: on to the default target when the target has fallen
+            moved = flat_code[tt] != 0
+            chosen = _preferred_target(c, fights.keyed).reshape(-1)[c.side_of[af] * m + f]
+            go = ~moved | (chosen < NOBODY)
+            f, af, tf, tt, earlier, start, moved, chosen = (
+                x[go] for x in (f, af, tf, tt, earlier, start, moved, chosen)
+            )
+            tf = np.where(moved, chosen & 255, tf).astype(np.int64)
+            tt = tf * m + f
+            if k_top:  # a new target counts its attackers before this one (which is one from now on)
+                earlier = np.where(moved, np.minimum(received[tt], k_top), earlier)
+            pair = (step - 1) * 2 * count * count + moved * (count * count) + af * count + tf
+            plan = c.step_plans.reshape(-1)[round_.cell(fights, pair, earlier, tt, af * m + f)]
+            go = plan >= 0  # else this attack is lost
+            if k_top:
+                received[tt[go & moved]] += 1
+            round_.strike(fights, f[go], af[go], tf[go], tt[go], plan[go], p)
+
+
+@dataclass
+class _Round:
+    """What one round's attacks read and change besides the fights: attacks and deflections spent on
+    each combatant this round, who went down where."""
+
+    c: Compiled
+    m: int
+    rng: np.random.Generator
+    received: npt.NDArray[np.int32]
+    downed: npt.NDArray[np.int32]
+    spent: npt.NDArray[np.int32] | None
+
+    def cell(self, fights: _Fights, pair: Any, earlier: Any, tt: Any, aa: Any) -> Any:
+        """The flat index into a plans array of (pair, earlier attackers, deflections spent, states)."""
+        c = self.c
+        k_top = c.plan_index.shape[2] - 1
+        u_count, w_count = c.plan_index.shape[3], c.plan_index.shape[4]
+        cell = pair * (k_top + 1) + earlier
+        # and on the deflections it has spent this round (DAC-DEFL-3), and the attacker (a blow back)
+        if self.spent is not None:
+            back = c.back_spent
+            used = np.minimum(self.spent[tt], u_count // back - 1) * back
+            if back > 1:
+                used = used + np.minimum(self.spent[aa], back - 1)
+            cell = cell * u_count + used
+        else:
+            cell = cell * u_count
+        if w_count > 1:  # and on its state (armour, HR-ARMDMG-1; conditions), and maybe the attacker's
+            flat_wear = fights.wear.reshape(-1)
+            state = flat_wear[tt].astype(np.int64)
+            if c.attacker_states > 1:
+                state = state * c.attacker_states + flat_wear[aa]
+            cell = cell * w_count + state
+        return cell
+
+    def strike(self, fights: _Fights, f: Any, af: Any, tf: Any, tt: Any, plan: Any, p: int) -> None:
+        """Draw each attack's outcome from its table and apply it to the fights (rows `f`)."""
+        c, m, downed, spent = self.c, self.m, self.downed, self.spent
+        outcome = sample(c.dmg, plan, self.rng.random(f.size))
+        subdues = bool((c.sub_size > 1).any())  # some attack deals subdual damage (GAP-SUBDUAL)
         subdual = c.out_subdual[outcome] if subdues else None
-        knocked_out = c.out_knockout[outcome] > 0 if knocks else None  # MF-KO-1
+        knocked_out = c.out_knockout[outcome] > 0 if (c.out_knockout > 0).any() else None  # MF-KO-1
         _wound(c, fights, tt, tf, c.out_target[outcome], downed, p, subdual, knocked_out)
-        if w_count > 1:  # a critical damaged the target's armour or destroyed its shield
+        flat_wear = fights.wear.reshape(-1)
+        if c.plan_index.shape[4] > 1:  # a critical damaged the target's armour or destroyed its shield
             worn = c.out_wear[outcome]
             changed = worn >= 0
             flat_wear[tt[changed]] = worn[changed]
         aa = af * m + f
-        if wears_back:  # the attack changed its attacker's state (a condition on it, a blow back's critical)
+        if (c.out_wear_back >= 0).any():  # the attack changed its attacker's state (a blow back's critical)
             worn = c.out_wear_back[outcome]
             changed = worn >= 0
             flat_wear[aa[changed]] = worn[changed]
@@ -182,8 +235,8 @@ def _play_round(
             spent[tt] += c.out_spent[outcome]
             spent[aa] += c.out_spent_back[outcome]
         if c.hits_back:  # MF-FUMBLE-2: a fumble gives the target a free attack on the attacker
-            if k_top:
-                received[aa] += c.out_back[outcome]
+            if c.plan_index.shape[2] > 1:
+                self.received[aa] += c.out_back[outcome]
             back = c.out_subdual_back[outcome] if subdues else np.zeros_like(outcome)
             struck = np.flatnonzero(c.out_attacker[outcome] | back)
             knocked = back[struck] if subdues else None

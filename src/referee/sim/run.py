@@ -87,20 +87,24 @@ def simulate(
     batch: int | None = None,
     kernel: str | None = None,
     on_path: Callable[[str, str], None] | None = None,
+    tables: Compiled | None = None,
 ) -> SimResult:
     """Play `n` fights of `setup`. Same seed and worker count → identical result (each batch is seeded
     from a SeedSequence spawned by batch index, so the result does not depend on the workers at all).
 
     `kernel`: NUMBA (compiled, the default when numba is installed) or NUMPY (the array reference).
     `on_path(path, reason)` hears which path will play the fights (and why not the fast one) before
-    any fight is played; `progress(done, total)` after each batch."""
+    any fight is played; `progress(done, total)` after each batch. `tables`: `setup`'s tables as
+    :func:`plan_run` compiled them already (not compiled again)."""
     if n < 1:
         raise IllegalActionError(f"the number of fights must be at least 1, not {n}")
     if workers < 1:
         raise IllegalActionError(f"the number of workers must be at least 1, not {workers}")
     started = time.perf_counter()
     check_fight_turns(len(setup.combatants), setup.max_rounds, setup.name)  # each fight, before any
-    compiled, reason = plan_run(setup, force_engine)
+    compiled, reason = (
+        (tables, "") if tables is not None and not force_engine else plan_run(setup, force_engine)
+    )
     if compiled is None:  # the event engine rolls every hit die of every fight
         check_engine_dice(setup.combatants, setup.max_rounds, n, setup.name)
     if on_path is not None:

@@ -17,6 +17,12 @@ from referee.dice import DiceSource
 from referee.errors import RefereeError
 
 IntArray = npt.NDArray[np.int64]
+# What one attack does in the simulator's tables (sim/attacks.py): (damage to target, damage to attacker,
+# attacks back, deflections spent by the target, deflections spent by the attacker, the target's state
+# after the attack or -1: unchanged, subdual damage to the target and to the attacker, the attacker's
+# state after the attack or -1: unchanged, 1 for a knock-out blow: MF-KO-1, one that leaves the target at
+# 0 hit points, unconscious, where it would fall below)
+SimOutcome = tuple[int, int, int, int, int, int, int, int, int, int]
 T = TypeVar("T", bound=Hashable)
 
 LEAF_LIMIT = 20_000  # dice sequences enumerated per attack or hit-point roll before giving up
