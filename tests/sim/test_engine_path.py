@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -33,3 +34,24 @@ def test_small_batches_and_the_switch_stay_in_this_process(monkeypatch: pytest.M
     assert engine_path.batch_processes(engine_path.SPLIT_AT - 1) == 1
     monkeypatch.setenv(engine_path.PROCESSES_SWITCH, "1")
     assert engine_path.batch_processes(10_000) == 1
+
+
+def test_the_helper_plays_every_batch_and_no_thread_is_started() -> None:
+    # rule: ODD-ROUND-4 (the same tally); a pool's threads once made every batch after the first stay here
+    if engine_path.batch_processes(engine_path.SPLIT_AT) == 1:
+        pytest.skip("this process may not fork a helper (one core, threads, or no fork)")
+    setup = load_encounter(EXAMPLES / "duel.yaml")
+    rng = np.random.default_rng(3)
+    try:
+        first = engine_path.event_batch(setup, engine_path.SPLIT_AT, rng)
+        assert threading.active_count() == 1
+        assert engine_path.batch_processes(engine_path.SPLIT_AT, setup) == 2
+        second = engine_path.event_batch(setup, engine_path.SPLIT_AT, rng)
+    finally:
+        engine_path.close_helpers()
+    again = np.random.default_rng(3)
+    assert first.wins.tolist() == engine_path.event_batch(setup, engine_path.SPLIT_AT, again, 1).wins.tolist()
+    assert (
+        second.hp_left.tolist()
+        == engine_path.event_batch(setup, engine_path.SPLIT_AT, again, 1).hp_left.tolist()
+    )
