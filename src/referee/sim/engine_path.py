@@ -15,6 +15,8 @@ import multiprocessing
 import os
 import threading
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from multiprocessing.sharedctypes import Synchronized
 
 import numpy as np
 
@@ -27,7 +29,8 @@ from referee.rules import hit_points
 from referee.sim.result import Tally
 
 PROCESSES_SWITCH = "REFEREE_ENGINE_PROCESSES"  # `1`: every fight in this process
-SPLIT_AT = 64  # fights in a batch from which a helper process takes half: below, the hand-over costs more
+SPLIT_AT = 64  # fights in a batch from which a helper process plays some: below, the hand-over costs more
+PART = 50  # a batch is played in parts of 1/PART of it, taken in turn by whichever process is free
 
 
 def event_batch(setup: Setup, n: int, rng: np.random.Generator, processes: int | None = None) -> Tally:
@@ -38,39 +41,51 @@ def event_batch(setup: Setup, n: int, rng: np.random.Generator, processes: int |
     count = batch_processes(n, setup) if processes is None else max(1, min(processes, n))
     if count == 1:
         return play(setup, seeds)
-    helpers = _helpers(setup, count - 1)
-    share = -(-n // count)
-    parts = [seeds[i : i + share] for i in range(0, n, share)]
-    sent = [(helper, part) for helper, part in zip(helpers, parts[1:], strict=False) if helper.give(part)]
-    tally = play(setup, parts[0])
-    for helper, part in sent:
-        tally.add(helper.result(setup, part))
-    for part in parts[1 + len(sent) :]:  # more parts than helpers that took one: played here
-        tally.add(play(setup, part))
-    return tally
+    return _helpers(setup, count - 1).share(seeds)
 
 
 def play(setup: Setup, seeds: list[int]) -> Tally:
     """The tally of one fight for each seed, in this process."""
-    names = [c.name for c in setup.combatants]
-    tally = Tally.empty(len(setup.sides), len(names), setup.max_rounds)
-    tally.fights = len(seeds)
-    for seed in seeds:
-        state = run_fight(setup, RandomDice(seed)).state
-        tally.rounds[min(state.round, setup.max_rounds)] += 1
-        left = state.sides_standing()
-        if state.winner is not None:
-            tally.wins[setup.sides.index(state.winner)] += 1
-        elif left:
-            tally.round_limit += 1
-        else:
-            tally.draws += 1
-        for i, name in enumerate(names):
-            cs = state.combatants[name]
-            tally.alive[i] += cs.status != hit_points.DEAD
-            tally.standing[i] += cs.is_active()
-            tally.hp_left[i] += max(cs.hp, 0)
-    return tally
+    return _Count(setup).add(seeds).tally()
+
+
+class _Count:
+    """The counts of a tally kept in plain integers while fights are played (a numpy element costs more
+    to add to than an int), made a :class:`Tally` at the end."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        self.names = [c.name for c in setup.combatants]
+        self.fights = self.draws = self.round_limit = 0
+        self.wins = [0] * len(setup.sides)
+        self.rounds = [0] * (setup.max_rounds + 1)
+        self.alive, self.standing, self.hp_left = ([0] * len(self.names) for _ in range(3))
+
+    def add(self, seeds: list[int]) -> _Count:
+        setup = self.setup
+        for seed in seeds:
+            state = run_fight(setup, RandomDice(seed)).state
+            self.fights += 1
+            self.rounds[min(state.round, setup.max_rounds)] += 1
+            if state.winner is not None:
+                self.wins[setup.sides.index(state.winner)] += 1
+            elif state.sides_standing():
+                self.round_limit += 1
+            else:
+                self.draws += 1
+            for i, name in enumerate(self.names):
+                cs = state.combatants[name]
+                self.alive[i] += cs.status != hit_points.DEAD
+                self.standing[i] += cs.is_active()
+                self.hp_left[i] += max(cs.hp, 0)
+        return self
+
+    def tally(self) -> Tally:
+        def ints(values: list[int]) -> np.ndarray:
+            return np.array(values, dtype=np.int64)
+
+        return Tally(self.fights, ints(self.wins), self.draws, self.round_limit, ints(self.rounds),
+                     ints(self.alive), ints(self.standing), ints(self.hp_left))  # fmt: skip
 
 
 def batch_processes(n: int, setup: Setup | None = None) -> int:
@@ -81,8 +96,8 @@ def batch_processes(n: int, setup: Setup | None = None) -> int:
     wanted = os.environ.get(PROCESSES_SWITCH, "").strip()
     if wanted == "1" or n < SPLIT_AT or (os.cpu_count() or 1) < 2:
         return 1
-    if _HELPERS is not None and _HELPERS[0] is setup:
-        return len(_HELPERS[1]) + 1  # the helper forked for an earlier batch
+    if _HELPERS is not None and _HELPERS.setup is setup:
+        return len(_HELPERS.pipes) + 1  # the helper forked for an earlier batch
     if threading.active_count() > 1 or threading.current_thread() is not threading.main_thread():
         return 1  # forking a process with threads may copy a lock held by another thread
     if multiprocessing.current_process().daemon or "fork" not in multiprocessing.get_all_start_methods():
@@ -91,53 +106,79 @@ def batch_processes(n: int, setup: Setup | None = None) -> int:
 
 
 # --- the helper processes: forked once per setup, kept for the following batches ---------------------
-# A helper is a forked process reading lists of seeds from a pipe and writing back their tally. The pipe
-# is written and read by this process's main thread itself: a pool's feeder and result threads would
-# wait for the GIL while this thread plays its own share, so the helper would start its share only
-# when this process had finished its own.
+# Each batch's seeds are sent to every helper; then this process and the helpers take its parts in turn
+# from a counter they share, so that a process that gets less of a core (a loaded machine, a helper still
+# filling its caches) plays fewer, and nobody waits for more than the part another is finishing. Each
+# helper sends back the tally of the parts it took. The pipes are written and read by this process's
+# main thread itself (a pool's feeder thread would wait for the GIL while this thread plays).
 
 
-class _Helper:
-    """One forked process that plays the seeds it is sent with the setup it was forked with."""
+class _Helpers:
+    """Helper processes forked with `setup`, and the counter of parts taken that they share with this one."""
 
-    def __init__(self, setup: Setup) -> None:
+    def __init__(self, setup: Setup, count: int) -> None:
         context = multiprocessing.get_context("fork")
-        self.pipe, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(setup, theirs), daemon=True)
-        self.process.start()
-        theirs.close()
+        self.setup = setup
+        self.taken = context.Value("q", 0)  # the next part of the batch being played
+        self.pipes: list[Connection] = []
+        self.processes: list[BaseProcess] = []
+        for _ in range(count):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(setup, theirs, self.taken), daemon=True)
+            process.start()
+            theirs.close()
+            self.pipes.append(mine)
+            self.processes.append(process)
 
-    def give(self, seeds: list[int]) -> bool:
-        """Send seeds to play; False when the helper has gone (its share is then played here)."""
+    def share(self, seeds: list[int]) -> Tally:
+        """The tally of `seeds`, played part by part here and in the helpers; all here if a helper has gone
+        (the same tally)."""
+        with self.taken.get_lock():
+            self.taken.value = 0
         try:
-            self.pipe.send(seeds)
+            for pipe in self.pipes:
+                pipe.send(seeds)
         except OSError:
-            return False
-        return True
-
-    def result(self, setup: Setup, seeds: list[int]) -> Tally:
-        """The tally of the seeds given; played here if the helper died on the way (the same tally)."""
-        try:
-            found = self.pipe.recv()
-        except (EOFError, OSError):
-            return play(setup, seeds)
-        if isinstance(found, BaseException):
-            raise found
-        assert isinstance(found, Tally)
-        return found
+            return play(self.setup, seeds)  # a helper has gone: before any part was taken
+        count = _take_parts(_Count(self.setup), seeds, self.taken)
+        tally = count.tally()
+        for pipe in self.pipes:
+            try:
+                found = pipe.recv()
+            except (EOFError, OSError):
+                return play(self.setup, seeds)  # a helper gone with the parts it took: all of them here
+            if isinstance(found, BaseException):
+                raise found
+            tally.add(found)
+        return tally
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):  # gone already
-            self.pipe.send(None)
-        self.process.join(timeout=1)
-        if self.process.is_alive():
-            self.process.terminate()
-            self.process.join()
-        self.pipe.close()
+        for pipe, process in zip(self.pipes, self.processes, strict=True):
+            with contextlib.suppress(OSError):  # gone already
+                pipe.send(None)
+            process.join(timeout=1)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+            pipe.close()
 
 
-def _serve(setup: Setup, pipe: Connection) -> None:
-    """The helper's loop: a list of seeds in, their tally (or the error raised) out; None ends it."""
+def _take_parts(count: _Count, seeds: list[int], taken: Synchronized[int]) -> _Count:
+    """Play the parts of `seeds` not yet taken by another process, one at a time, until none is left."""
+    size = max(1, -(-len(seeds) // PART))
+    lock = taken.get_lock()
+    while True:
+        with lock:
+            start = taken.value * size
+            taken.value += 1
+        if start >= len(seeds):
+            return count
+        count.add(seeds[start : start + size])
+
+
+def _serve(setup: Setup, pipe: Connection, taken: Synchronized[int]) -> None:
+    """A helper's loop: a batch's seeds in, the tally of the parts it took (or the error raised) out; None
+    ends it."""
     while True:
         try:
             seeds = pipe.recv()
@@ -146,31 +187,30 @@ def _serve(setup: Setup, pipe: Connection) -> None:
         if seeds is None:
             return
         try:
-            found: Tally | BaseException = play(setup, seeds)
+            found: Tally | BaseException = _take_parts(_Count(setup), seeds, taken).tally()
         except Exception as exc:  # handed to the caller, which raises it
             found = exc
         pipe.send(found)
 
 
-_HELPERS: tuple[Setup, list[_Helper]] | None = None  # the setup the helpers were forked with, and they
+_HELPERS: _Helpers | None = None
 
 
-def _helpers(setup: Setup, count: int) -> list[_Helper]:
+def _helpers(setup: Setup, count: int) -> _Helpers:
     """`count` helper processes forked with `setup` (a Setup holds mapping proxies, which do not pickle)."""
     global _HELPERS
-    if _HELPERS is not None and _HELPERS[0] is setup and len(_HELPERS[1]) == count:
-        return _HELPERS[1]
+    if _HELPERS is not None and _HELPERS.setup is setup and len(_HELPERS.pipes) == count:
+        return _HELPERS
     close_helpers()
-    _HELPERS = (setup, [_Helper(setup) for _ in range(count)])
-    return _HELPERS[1]
+    _HELPERS = _Helpers(setup, count)
+    return _HELPERS
 
 
 def close_helpers() -> None:
     """End the helper processes (at exit, or before forking new ones for another setup)."""
     global _HELPERS
     if _HELPERS is not None:
-        for helper in _HELPERS[1]:
-            helper.close()
+        _HELPERS.close()
     _HELPERS = None
 
 
