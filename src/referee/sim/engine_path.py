@@ -19,6 +19,7 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import Synchronized
 
 import numpy as np
+import numpy.random  # numpy imports it on first use: in the timed run, not before it
 
 from referee.dice import RandomDice
 from referee.engine import lane as lane  # the plain steps' lane, loaded before the first fight (not timed)
