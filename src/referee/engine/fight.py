@@ -186,15 +186,23 @@ class Fight:
         if self.needs() != "round":
             raise IllegalActionError(f"cannot start a round now (the fight needs: {self.needs()})")
         number = self.state.round + 1
-        added = self.push([_round_marker(EventType.ROUND_START, number)])
-        added += self.push([self._initiative_event(number, dice)])
+        apply, log = self.state.apply, self.events.append
+        marker = _round_marker(EventType.ROUND_START, number)
+        apply(marker)
+        log(marker)
+        order = self._initiative_event(number, dice)
+        apply(order)
+        log(order)
+        added = [marker, order]
         for hook in caches.late("registry").START_OF_ROUND:
-            added += self.push(hook(self.state, dice))
+            found = hook(self.state, dice)
+            if found:
+                added += self.push(found)
         return added
 
     def _initiative_event(self, number: int, dice: DiceSource) -> Event:
         tape = DiceTape(dice)
-        active = [c.spec for c in self.state.combatants.values() if c.is_active()]
+        active = [c.spec for c in self.state.combatants.values() if c.status == hit_points.ACTIVE]
         found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)
         text: str | None = found.__dict__.get("_text")  # an order kept for the same rolls: told once
         if text is None:
@@ -241,9 +249,16 @@ class Fight:
         number = self.state.round
         added: list[Event] = []
         for hook in caches.late("registry").END_OF_ROUND:
-            added += self.push(hook(self.state, dice))
-        added += self.push(self._expiry_events(number))
-        added += self.push([_round_marker(EventType.ROUND_END, number)])
+            found = hook(self.state, dice)
+            if found:
+                added += self.push(found)
+        expired = self._expiry_events(number)
+        if expired:
+            added += self.push(expired)
+        marker = _round_marker(EventType.ROUND_END, number)
+        self.state.apply(marker)
+        self.events.append(marker)
+        added.append(marker)
         added += self._maybe_end(round_over=True)
         return added
 
