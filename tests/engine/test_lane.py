@@ -86,3 +86,17 @@ def test_a_replaced_roll_is_used_by_the_lane(monkeypatch: pytest.MonkeyPatch) ->
         if e["type"] == "damage" and e.get("rule") == "ODD-ATK-2"
     ]
     assert damage and min(damage) >= 3
+
+
+def test_attacks_told_for_one_orc_are_served_to_the_others_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-ATK-2, ODD-ACT-ATK (four orcs' attacks on Brenna differ only in the attacker's name)
+    from referee.engine import plain_attack
+
+    setup = load_encounter(ROOT / "benchmarks" / "data" / "melee_3v4.yaml")
+    plain_attack._FAMILIES.clear()
+    with_lane = [_log(setup, seed) for seed in range(40)]
+    told = sum(len(faces) for _, faces in plain_attack._FAMILIES.values())
+    assert 0 < len(plain_attack._FAMILIES) < 16  # 3 x 4 + 4 x 3 pairs of names, fewer families
+    assert told > 0
+    monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
+    assert [_log(setup, seed) for seed in range(40)] == with_lane

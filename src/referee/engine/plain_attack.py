@@ -15,18 +15,20 @@ procedure replaced since import (a house rule, a test), or the caches off: :func
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from referee.checks import Keep
 from referee.dice import DiceSource, DiceTape, ScriptedDice, parse_dice
 from referee.engine import resolve
 from referee.engine.caches import late
-from referee.engine.events import Event, EventType, at_round, event
+from referee.engine.events import Event, EventType, at_round, event, with_names
 from referee.engine.resolve import attack_event, attack_events, hit_damage_events
 from referee.engine.state import FightState
 from referee.rules import attack_roll
 from referee.rules.attack import AttackPlan
 from referee.rules.context import AttackContext
+from referee.rules.ruleset import Ruleset
 
 # the procedures as imported: one replaced since (a house rule, a test) sends attacks the ordinary way
 _ROLL_ATTACK = attack_roll.roll_attack
@@ -126,16 +128,53 @@ def _rolled(
     told = account.told
     found = told.get(key)
     if found is None:
-        tape = DiceTape(ScriptedDice([face], then=dice))  # the face drawn, then any more the roll asks for
-        outcome = attack_roll.roll_attack(plan, tape)
-        attack_dice = tape.take()
-        found = (outcome, attack_event(ctx, plan, outcome, attack_dice, r))
-        if len(attack_dice) > 1:
-            return found
+        family = _family(plan, ctx.ruleset, told)
+        shared = family.get(key) if family is not None else None
+        if shared is not None:  # told for a plan that differs only in the names
+            found = (shared[0], with_names(shared[1], plan.attacker, plan.defender))
+        else:
+            tape = DiceTape(
+                ScriptedDice([face], then=dice)
+            )  # the face drawn, then any more the roll asks for
+            outcome = attack_roll.roll_attack(plan, tape)
+            attack_dice = tape.take()
+            found = (outcome, attack_event(ctx, plan, outcome, attack_dice, r))
+            if len(attack_dice) > 1:
+                return found
+            if family is not None:
+                family[key] = found
         resolve.keep_event(told, key, found, 1)
     served = (found[0], at_round(found[1], r))
     resolve.keep_event(told, (*key, r), served, 1)
     return served
+
+
+def _family(plan: AttackPlan, ruleset: Ruleset, told: dict[Any, Any]) -> dict[Any, Any] | None:
+    """What the plans equal to `plan` but for the attacker's and defender's names were told, by face (the
+    four orcs' attacks on Brenna): a plain attack's outcome and ATTACK event read no name but in the
+    event's actor and target (the check's label is shown only for an automatic result, which a plain plan
+    has not), so they are told once for all of them and served with the names changed. Kept in the
+    plan's account; None when the plan cannot be compared without its names."""
+    found = told.get("family")
+    if found is None:
+        try:
+            anonymous = replace(plan, attacker="", defender="", check=replace(plan.check, label=""))
+            key = (anonymous, id(ruleset))
+            found = _FAMILIES.get(key)
+            if found is None or found[0] is not ruleset:
+                if len(_FAMILIES) >= _FAMILIES_LIMIT:
+                    _FAMILIES.clear()
+                found = _FAMILIES[key] = (ruleset, {})
+        except TypeError:  # a field that cannot be hashed
+            found = (ruleset, None)
+        told["family"] = found
+    return found[1]
+
+
+# (a plan without its names, id(ruleset)) -> (the ruleset, by face: the outcome and ATTACK event): the
+# ruleset is kept so that its id stays its own; a family holds at most a plan's faces, charges and distances
+_FAMILIES: dict[tuple[AttackPlan, int], tuple[Ruleset, dict[Any, Any]]] = {}
+_FAMILIES_LIMIT = 1024
 
 
 def _damage_events(

@@ -85,7 +85,7 @@ def roll_unit(
     (d10 - delay, Dex) so ties go to the higher Dex and equal Dex act together. Group (ODD-INIT-4):
     d10 for the side; key (d10,), ties act together (GAP-INIT-GROUP-TIE).
     """
-    if is_group(ruleset):
+    if ruleset.initiative is GROUP:  # is_group (ODD-INIT-4), asked without a call: once per unit and round
         face = dice.roll(10, f"initiative {unit}")
         return UnitRoll(unit, face, (face,))
     c = members[0]
@@ -100,9 +100,13 @@ def roll_unit(
 def _unit_roll(unit: str, face: int, key: tuple[int, ...]) -> UnitRoll:
     """``UnitRoll(unit, face, key)`` without a frozen dataclass's per-field ``__setattr__`` (one per
     combatant and round)."""
-    made = object.__new__(UnitRoll)
-    made.__dict__.update(unit=unit, face=face, key=key, delays=())
+    made = _new(UnitRoll)
+    values = made.__dict__
+    values["unit"], values["face"], values["key"], values["delays"] = unit, face, key, ()
     return made
+
+
+_new = object.__new__
 
 
 def order_from_rolls(
