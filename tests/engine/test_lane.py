@@ -95,8 +95,10 @@ def test_attacks_told_for_one_orc_are_served_to_the_others_alike(monkeypatch: py
     setup = load_encounter(ROOT / "benchmarks" / "data" / "melee_3v4.yaml")
     plain_attack._FAMILIES.clear()
     with_lane = [_log(setup, seed) for seed in range(40)]
-    told = sum(len(faces) for _, faces in plain_attack._FAMILIES.values())
-    assert 0 < len(plain_attack._FAMILIES) < 16  # 3 x 4 + 4 x 3 pairs of names, fewer families
-    assert told > 0
+    attacks = [told for _, told, sheet in plain_attack._FAMILIES.values() if sheet is None]
+    hits = [told for _, told, sheet in plain_attack._FAMILIES.values() if sheet is not None]
+    assert 0 < len(attacks) < 16  # 3 x 4 + 4 x 3 pairs of names, fewer families
+    assert 0 < len(hits) < 24  # each defender: its attackers' plans, the orcs' as one
+    assert all(attacks) and all(hits)
     monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
     assert [_log(setup, seed) for seed in range(40)] == with_lane

@@ -24,7 +24,7 @@ from referee.engine import resolve
 from referee.engine.caches import late
 from referee.engine.events import Event, EventType, at_round, event, with_names
 from referee.engine.resolve import attack_event, attack_events, hit_damage_events
-from referee.engine.state import FightState
+from referee.engine.state import CombatantState, FightState
 from referee.rules import attack_roll
 from referee.rules.attack import AttackPlan
 from referee.rules.context import AttackContext
@@ -142,7 +142,7 @@ def _rolled(
             if len(attack_dice) > 1:
                 return found
             if family is not None:
-                family[key] = found
+                _tell(family, key, found)
         resolve.keep_event(told, key, found, 1)
     served = (found[0], at_round(found[1], r))
     resolve.keep_event(told, (*key, r), served, 1)
@@ -164,17 +164,56 @@ def _family(plan: AttackPlan, ruleset: Ruleset, told: dict[Any, Any]) -> dict[An
             if found is None or found[0] is not ruleset:
                 if len(_FAMILIES) >= _FAMILIES_LIMIT:
                     _FAMILIES.clear()
-                found = _FAMILIES[key] = (ruleset, {})
+                found = _FAMILIES[key] = (ruleset, {}, None)
         except TypeError:  # a field that cannot be hashed
-            found = (ruleset, None)
+            found = (ruleset, None, None)
         told["family"] = found
     return found[1]
 
 
-# (a plan without its names, id(ruleset)) -> (the ruleset, by face: the outcome and ATTACK event): the
-# ruleset is kept so that its id stays its own; a family holds at most a plan's faces, charges and distances
-_FAMILIES: dict[tuple[AttackPlan, int], tuple[Ruleset, dict[Any, Any]]] = {}
+def _hit_family(
+    plan: AttackPlan, ruleset: Ruleset, defender: CombatantState, told: dict[Any, Any]
+) -> dict[Any, Any] | None:
+    """What the plans equal to `plan` but for the attacker's name were told of a hit on this defender, by
+    its dice and the defender's hit points, subdual damage and status (the four orcs' spears on Brenna): a
+    hit's DAMAGE and DEFEAT events read the attacker's name only as their actor. Keyed by the defender's
+    sheet too (its name and whether it is a monster are in the DEFEAT event). Kept in the plan's account;
+    None when the plan cannot be compared without the name."""
+    found = told.get("hit family")
+    if found is None:
+        try:
+            anonymous = replace(plan, attacker="", check=replace(plan.check, label=""))
+            key = (anonymous, id(ruleset), id(defender.spec))
+            found = _FAMILIES.get(key)
+            if found is None or found[0] is not ruleset or found[2] is not defender.spec:
+                if len(_FAMILIES) >= _FAMILIES_LIMIT:
+                    _FAMILIES.clear()
+                found = _FAMILIES[key] = (ruleset, {}, defender.spec)
+        except TypeError:  # a field that cannot be hashed
+            found = (ruleset, None, defender.spec)
+        told["hit family"] = found
+    return found[1]
+
+
+# (a plan without its names, id(ruleset)) -> (the ruleset, by face: the outcome and ATTACK event, None), and
+# (a plan without the attacker's name, id(ruleset), id(the defender's sheet)) -> (the ruleset, by dice and
+# the defender's state: the hit's events, the sheet): what is in the key by id is kept so that its id stays
+# its own; a family holds at most what its plans' accounts hold
+_FAMILIES: dict[tuple[Any, ...], tuple[Ruleset, dict[Any, Any] | None, Any]] = {}
 _FAMILIES_LIMIT = 1024
+_TOLD_LIMIT = 20_000  # entries in all families (each an event or a hit's two): then all are forgotten
+_told = 0
+
+
+def _tell(family: dict[Any, Any], key: Any, value: Any) -> None:
+    global _told
+    if _told >= _TOLD_LIMIT:
+        for _ruleset, faces, _sheet in _FAMILIES.values():
+            if faces is not None:
+                faces.clear()
+        _told = 0
+    _told += 1
+    family[key] = value
 
 
 def _damage_events(
@@ -203,7 +242,14 @@ def _damage_events(
     if found is None:
         base = told.get(key)
         if base is None:
-            base = tuple(hit_damage_events(state, plan, outcome, DiceTape(ScriptedDice(faces)), None))
+            family = _hit_family(plan, state.setup.ruleset, defender, told)
+            shared = family.get(key) if family is not None else None
+            if shared is not None:  # told for another attacker of the same plan on this defender
+                base = tuple(with_names(e, plan.attacker, e.target) for e in shared)
+            else:
+                base = tuple(hit_damage_events(state, plan, outcome, DiceTape(ScriptedDice(faces)), None))
+                if family is not None:
+                    _tell(family, key, base)
             resolve.keep_event(told, key, base, len(base))
         found = tuple(at_round(e, r) for e in base)
         resolve.keep_event(told, (key, r), found, len(found))
