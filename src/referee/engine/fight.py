@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from referee.dice import DiceSource, DiceTape, DieRoll
 from referee.engine import caches
 from referee.engine.actions import Action
-from referee.engine.events import Event, EventType, event
+from referee.engine.events import Event, EventType, at_round, event
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
@@ -204,17 +204,18 @@ class Fight:
         tape = DiceTape(dice)
         active = [c.spec for c in self.state.combatants.values() if c.status == hit_points.ACTIVE]
         found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)
-        text: str | None = found.__dict__.get("_text")  # an order kept for the same rolls: told once
-        if text is None:
-            text = " > ".join("=".join(slot) for slot in found.order)
-            text += "".join(
-                f"; {note}" for note in found.notes
-            )  # Dex ties, simultaneous slots, first strikes
-            object.__setattr__(found, "_text", text)
-        return event(
-            EventType.INITIATIVE, number, dice=tape.take(), rule=found.rule, text=f"initiative: {text}",
+        rolled = tape.take()
+        told = found.__dict__.get("_told")  # an order kept for the same rolls: its event made once
+        if told is not None and told[0] == rolled:
+            return at_round(told[1], number)
+        text = " > ".join("=".join(slot) for slot in found.order)
+        text += "".join(f"; {note}" for note in found.notes)  # Dex ties, simultaneous slots, first strikes
+        made = event(
+            EventType.INITIATIVE, number, dice=rolled, rule=found.rule, text=f"initiative: {text}",
             data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},
         )  # fmt: skip
+        object.__setattr__(found, "_told", (rolled, made))
+        return made
 
     def act(self, action: Action, dice: DiceSource) -> list[Event]:
         """Resolve one combatant's action for this round (in initiative order)."""

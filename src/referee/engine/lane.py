@@ -184,14 +184,15 @@ def lane_for(setup: Setup, choose: Callable[[FightState, str], Action] | None) -
 
 def _unchanged() -> bool:
     """The engine's lists are the ones the lane's reasons were checked against."""
-    now = (
-        registry.OVERRIDES,
-        registry.AFTER_ATTACK,
-        registry.AFTER_ACTION,
-        registry.RETARGET_RULES,
-        registry.FORM_RULES,
+    checked = _CHECKED  # asked once a fight: identities compared one by one, no tuple made
+    return (
+        registry.OVERRIDES is checked[0]
+        and registry.AFTER_ATTACK is checked[1]
+        and registry.AFTER_ACTION is checked[2]
+        and registry.RETARGET_RULES is checked[3]
+        and registry.FORM_RULES is checked[4]
+        and _resolver() is resolve_attack
     )
-    return all(a is b for a, b in zip(now, _CHECKED, strict=True)) and _resolver() is resolve_attack
 
 
 def _resolver() -> Any:

@@ -123,9 +123,18 @@ class FightState:
 
     @classmethod
     def initial(cls, setup: Setup) -> FightState:
-        state = cls(setup)
+        if cls is not FightState:
+            state = cls(setup)
+        else:  # field for field what __init__ sets, without its keyword handling (one a fight)
+            state = object.__new__(FightState)
+            values = state.__dict__
+            values.update(_STATE_DEFAULTS)
+            for name, factory in _STATE_FACTORIES:
+                values[name] = factory()
+            values["setup"] = setup
+        people = state.combatants
         for spec in setup.combatants:
-            state.combatants[spec.name] = _new_combatant(spec, state)
+            people[spec.name] = _new_combatant(spec, state)
         return state
 
     # --- queries -------------------------------------------------------------------------------
@@ -202,6 +211,12 @@ class FightState:
     def apply_all(self, events: Iterable[Event]) -> None:
         for e in events:
             self.apply(e)
+
+
+_STATE_DEFAULTS = {f.name: f.default for f in fields(FightState) if f.init and f.default is not MISSING}
+_STATE_FACTORIES = tuple(
+    (f.name, f.default_factory) for f in fields(FightState) if f.init and f.default_factory is not MISSING
+)
 
 
 def _setup(state: FightState, e: Event) -> None:
