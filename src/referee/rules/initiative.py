@@ -186,7 +186,11 @@ def _ordered(
     if first_round:
         order, moves = apply_first_strike(order, by_name)
     rule, notes = explain_order(ruleset, rolls, moves)
-    return Initiative(order, {r.unit: r.face for r in rolls}, moves, rule, notes)
+    made = _new(Initiative)  # Initiative(...) field for field, without the frozen per-field __setattr__
+    values = made.__dict__
+    values["order"], values["rolls"], values["first_strike"] = order, {r.unit: r.face for r in rolls}, moves
+    values["rule"], values["notes"] = rule, notes
+    return made
 
 
 def explain_order(
@@ -194,28 +198,61 @@ def explain_order(
 ) -> tuple[str, tuple[str, ...]]:
     """The rule that decided the order and the account's notes: a tie broken by Dex (ODD-INIT-2), equal
     rolls and Dex acting together (ODD-INIT-3; sides: GAP-INIT-GROUP-TIE), first strikes (ODD-INIT-5/6)."""
-    rule = "ODD-INIT-4" if is_group(ruleset) else "ODD-INIT-1"
+    grouped = is_group(ruleset)
+    rule = "ODD-INIT-4" if grouped else "ODD-INIT-1"
     notes: list[str] = []
     by_roll: dict[int, list[UnitRoll]] = {}
     for r in rolls:
         by_roll.setdefault(r.key[0], []).append(r)
     for tied in (group for group in by_roll.values() if len(group) > 1):
-        names = " = ".join(r.unit for r in tied)
-        if len(tied[0].key) > 1 and len({r.key for r in tied}) > 1:
+        by_dex, same, told = _tie(grouped, tied)
+        notes += told
+        if by_dex:
             rule = "ODD-INIT-2"
-            best_first = sorted(tied, key=lambda r: r.key, reverse=True)
-            dex = ", ".join(f"{r.unit} Dex {r.key[1]}" for r in best_first)
-            notes.append(f"tie {names} at {tied[0].key[0]}: higher Dex first ({dex}) [ODD-INIT-2]")
-        if len({r.key for r in tied}) < len(tied):
-            same = "GAP-INIT-GROUP-TIE" if is_group(ruleset) else "ODD-INIT-3"
+        if same is not None:
             rule = rule if rule == "ODD-INIT-2" else same
-            what = "the sides act" if is_group(ruleset) else "equal rolls and Dex act"
-            notes.append(f"tie {names} at {tied[0].key[0]}: {what} simultaneously [{same}]")
     for m in moves:
         notes.append(
             f"first strike: {m['actor']} acts before {m['before']} ({m['reason']}, round 1) [ODD-INIT-5, ODD-INIT-6]"
         )
     return rule, tuple(notes)
+
+
+def _tie(grouped: bool, tied: Sequence[UnitRoll]) -> tuple[bool, str | None, tuple[str, ...]]:
+    """One roll shared by several units: whether Dex broke it (ODD-INIT-2), the rule of those left acting
+    together (ODD-INIT-3, GAP-INIT-GROUP-TIE) and the notes; a pure function of the units and their keys,
+    told once for them (seven combatants' d10s tie most rounds, the same few ways)."""
+    key = (grouped, tuple((r.unit, r.key) for r in tied))
+    found = _TIES.get(key) if memo.ENABLED else None
+    if found is None:
+        found = _told_tie(grouped, tied)
+        if memo.ENABLED:
+            if len(_TIES) >= _ORDERS_LIMIT:
+                _TIES.clear()
+            _TIES[key] = found
+    return found
+
+
+def _told_tie(grouped: bool, tied: Sequence[UnitRoll]) -> tuple[bool, str | None, tuple[str, ...]]:
+    notes = []
+    names = " = ".join(r.unit for r in tied)
+    by_dex = len(tied[0].key) > 1 and len({r.key for r in tied}) > 1
+    if by_dex:
+        best_first = sorted(tied, key=lambda r: r.key, reverse=True)
+        dex = ", ".join(f"{r.unit} Dex {r.key[1]}" for r in best_first)
+        notes.append(f"tie {names} at {tied[0].key[0]}: higher Dex first ({dex}) [ODD-INIT-2]")
+    same = None
+    if len({r.key for r in tied}) < len(tied):
+        same = "GAP-INIT-GROUP-TIE" if grouped else "ODD-INIT-3"
+        what = "the sides act" if grouped else "equal rolls and Dex act"
+        notes.append(f"tie {names} at {tied[0].key[0]}: {what} simultaneously [{same}]")
+    return by_dex, same, tuple(notes)
+
+
+# (group initiative?, the tied units and their keys) -> what the tie decided and its notes
+_TIES: dict[
+    tuple[bool, tuple[tuple[str, tuple[int, ...]], ...]], tuple[bool, str | None, tuple[str, ...]]
+] = {}
 
 
 # --- the older building blocks (kept for their callers) ------------------------------------------------
