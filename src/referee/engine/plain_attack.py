@@ -15,10 +15,10 @@ procedure replaced since import (a house rule, a test), or the caches off: :func
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields
 from typing import Any
 
-from referee.checks import Keep
+from referee.checks import Check, Keep
 from referee.dice import DiceSource, DiceTape, ScriptedDice, parse_dice
 from referee.engine import resolve
 from referee.engine.caches import late
@@ -158,8 +158,7 @@ def _family(plan: AttackPlan, ruleset: Ruleset, told: dict[Any, Any]) -> dict[An
     found = told.get("family")
     if found is None:
         try:
-            anonymous = replace(plan, attacker="", defender="", check=replace(plan.check, label=""))
-            key = (anonymous, id(ruleset))
+            key = (_without_names(plan, "attacker", "defender"), id(ruleset))
             found = _FAMILIES.get(key)
             if found is None or found[0] is not ruleset:
                 if len(_FAMILIES) >= _FAMILIES_LIMIT:
@@ -182,8 +181,7 @@ def _hit_family(
     found = told.get("hit family")
     if found is None:
         try:
-            anonymous = replace(plan, attacker="", check=replace(plan.check, label=""))
-            key = (anonymous, id(ruleset), id(defender.spec))
+            key = (_without_names(plan, "attacker"), id(ruleset), id(defender.spec))
             found = _FAMILIES.get(key)
             if found is None or found[0] is not ruleset or found[2] is not defender.spec:
                 if len(_FAMILIES) >= _FAMILIES_LIMIT:
@@ -193,6 +191,18 @@ def _hit_family(
             found = (ruleset, None, defender.spec)
         told["hit family"] = found
     return found[1]
+
+
+def _without_names(plan: AttackPlan, *names: str) -> tuple[Any, ...]:
+    """The plan's fields but the `names` and its check's label (which names both), in their order: equal for
+    plans equal but for those names (what dataclasses.replace would compare, without making a plan)."""
+    check = plan.check
+    unlabelled = tuple(getattr(check, f) for f in _CHECK_FIELDS if f != "label")
+    return (names, unlabelled, *(getattr(plan, f) for f in _PLAN_FIELDS if f not in names and f != "check"))
+
+
+_PLAN_FIELDS = tuple(f.name for f in fields(AttackPlan))
+_CHECK_FIELDS = tuple(f.name for f in fields(Check))
 
 
 # (a plan without its names, id(ruleset)) -> (the ruleset, by face: the outcome and ATTACK event, None), and

@@ -90,8 +90,14 @@ def roll_unit(
         return UnitRoll(unit, face, (face,))
     c = members[0]
     face = dice.roll(10, f"initiative {c.name}")
-    if not DELAY_RULES:
-        return _unit_roll(unit, face, (face, c.abilities.dexterity))
+    if not DELAY_RULES:  # frozen and the same for the same unit, face and Dex: made once
+        dex = c.abilities.dexterity
+        found = _UNIT_ROLLS.get((unit, face, dex))
+        if found is None:
+            if len(_UNIT_ROLLS) >= _ORDERS_LIMIT:
+                _UNIT_ROLLS.clear()
+            found = _UNIT_ROLLS[unit, face, dex] = _unit_roll(unit, face, (face, dex))
+        return found
     delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice))
     delay = sum(d[0] for d in delays) if delays else 0
     return UnitRoll(unit, face, (face - delay, c.abilities.dexterity), delays)
@@ -107,6 +113,8 @@ def _unit_roll(unit: str, face: int, key: tuple[int, ...]) -> UnitRoll:
 
 
 _new = object.__new__
+# (unit, d10 face, Dex) -> its roll
+_UNIT_ROLLS: dict[tuple[str, int, int], UnitRoll] = {}
 
 
 def order_from_rolls(
