@@ -244,7 +244,10 @@ def _damage_events(
     if recipe is None:  # not a plain sum: rolled the ordinary way
         return hit_damage_events(state, plan, outcome, DiceTape(dice), account)
     draw = dice.roll
-    faces = tuple(draw(sides, "damage") for count, sides in recipe for _ in range(count))
+    if len(recipe) == 1 and recipe[0][0] == 1:  # one die (most weapons): no generator
+        faces: tuple[int, ...] = (draw(recipe[0][1], "damage"),)
+    else:
+        faces = tuple(draw(sides, "damage") for count, sides in recipe for _ in range(count))
     defender = state.combatants[plan.defender]
     r = state.round
     key = ("hit", critical, faces, defender.hp, defender.subdual, defender.status)

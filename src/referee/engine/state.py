@@ -252,9 +252,11 @@ def _round_start(state: FightState, e: Event) -> None:
 
 
 def _initiative(state: FightState, e: Event) -> None:
-    state.order = [list(slot) for slot in e.data["order"]]
-    if "rolls" in e.data:  # kept so a later re-order (a quick act's penalty, GAP-READY) can use them
-        state.rolls = {str(k): int(v) for k, v in e.data["rolls"].items()}
+    data = e.data
+    state.order = list(map(list, data["order"]))  # each slot copied (the event's lists stay the event's)
+    rolls = data.get("rolls")
+    if rolls is not None:  # kept so a later re-order (a quick act's penalty, GAP-READY) can use them
+        state.rolls = dict(zip(map(str, rolls), map(int, rolls.values()), strict=True))
 
 
 def _action(state: FightState, e: Event) -> None:
