@@ -55,3 +55,34 @@ def test_the_helper_plays_every_batch_and_no_thread_is_started() -> None:
         second.hp_left.tolist()
         == engine_path.event_batch(setup, engine_path.SPLIT_AT, again, 1).hp_left.tolist()
     )
+
+
+def test_an_error_in_a_fight_reaches_the_caller_and_the_next_batch_forks_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # rule: ODD-ROUND-4 (a batch counts every fight or none)
+    setup = load_encounter(EXAMPLES / "duel.yaml")
+    seeds = [int(s) for s in np.random.default_rng(5).integers(0, 2**63 - 1, size=80)]
+    real = engine_path.run_fight
+
+    def broken(setup: object, dice: object) -> object:
+        if dice.seed == seeds[-1]:  # type: ignore[attr-defined]
+            raise ValueError("a broken fight")
+        return real(setup, dice)  # type: ignore[arg-type]
+
+    engine_path.close_helpers()
+    monkeypatch.setattr(engine_path, "run_fight", broken)
+    with pytest.raises(ValueError, match="a broken fight"):
+        engine_path.event_batch(setup, 80, np.random.default_rng(5), processes=2)
+    assert engine_path._HELPERS is None
+    monkeypatch.setattr(engine_path, "run_fight", real)
+    try:
+        two = engine_path.event_batch(setup, 80, np.random.default_rng(5), processes=2)
+    finally:
+        engine_path.close_helpers()
+    one = engine_path.event_batch(setup, 80, np.random.default_rng(5), processes=1)
+    assert (two.fights, two.wins.tolist(), two.hp_left.tolist()) == (
+        80,
+        one.wins.tolist(),
+        one.hp_left.tolist(),
+    )

@@ -13,6 +13,7 @@ import atexit
 import contextlib
 import multiprocessing
 import os
+import signal
 import threading
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -133,24 +134,26 @@ class _Helpers:
 
     def share(self, seeds: list[int]) -> Tally:
         """The tally of `seeds`, played part by part here and in the helpers; all here if a helper has gone
-        (the same tally)."""
+        (the same tally). After anything but a tally from each, the helpers are ended (their pipes may hold
+        a tally not read) and the next batch forks new ones."""
         with self.taken.get_lock():
             self.taken.value = 0
         try:
             for pipe in self.pipes:
                 pipe.send(seeds)
-        except OSError:
-            return play(self.setup, seeds)  # a helper has gone: before any part was taken
-        count = _take_parts(_Count(self.setup), seeds, self.taken)
-        tally = count.tally()
-        for pipe in self.pipes:
-            try:
-                found = pipe.recv()
-            except (EOFError, OSError):
-                return play(self.setup, seeds)  # a helper gone with the parts it took: all of them here
-            if isinstance(found, BaseException):
-                raise found
-            tally.add(found)
+            tally = _take_parts(_Count(self.setup), seeds, self.taken).tally()
+            found = [pipe.recv() for pipe in self.pipes]
+        except (EOFError, OSError):  # a helper gone, with the parts it took: all of them here
+            close_helpers()
+            return play(self.setup, seeds)
+        except BaseException:
+            close_helpers()
+            raise
+        for part in found:
+            if isinstance(part, BaseException):
+                close_helpers()
+                raise part
+            tally.add(part)
         return tally
 
     def close(self) -> None:
@@ -180,6 +183,7 @@ def _take_parts(count: _Count, seeds: list[int], taken: Synchronized[int]) -> _C
 def _serve(setup: Setup, pipe: Connection, taken: Synchronized[int]) -> None:
     """A helper's loop: a batch's seeds in, the tally of the parts it took (or the error raised) out; None
     ends it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C is this process's to answer (it ends the helpers)
     while True:
         try:
             seeds = pipe.recv()
