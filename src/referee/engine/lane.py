@@ -74,7 +74,13 @@ class Lane:
         touch nothing (False)."""
         state = fight.state
         if state.phase != "rounds" or not memo.ENABLED or state.setup is not self.setup:
-            return False  # the set-up (Fight.begin), the end, or a setup changed since (a latecomer)
+            if state.phase == "setup" and memo.ENABLED and state.setup is self.setup:
+                if fight.events:  # begun, no free round: the first round (what Fight.step takes then)
+                    fight.start_round(dice)
+                else:
+                    fight.begin(dice)
+                return True
+            return False  # the end, or a setup changed since (a latecomer)
         if not state.order and not state.free_round:
             fight.start_round(dice)  # what Fight.step takes then, without asking again what is needed
             return True
