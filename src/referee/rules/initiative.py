@@ -138,15 +138,18 @@ def roll_initiative(
     # the rest is a pure function of the rolls, the sheets and the procedures: worked out once for the
     # same rolls of the same sheets (a duel's hundred pairs of faces come up again and again; with more
     # units the same faces seldom come up twice, and asking would only cost)
+    # the rolls by id: a roll is kept per unit, face and Dex (roll_unit), and the entry keeps them (compared
+    # below), so an id in the key stays theirs; a roll made afresh (segment delays) only misses
     key = (
-        id(ruleset), tuple((r.unit, r.key, r.face, r.delays) for r in rolls), tuple(map(id, active)), first,
+        id(ruleset), tuple(map(id, rolls)), tuple(map(id, active)), first,
         order_from_rolls, apply_first_strike, explain_order,
     )  # fmt: skip
     found = _ORDERS.get(key)
-    if found is None or found[0] is not ruleset or found[1] != active:
+    if found is None or found[0] is not ruleset or found[1] != active or found[3] != rolls:
         if len(_ORDERS) >= _ORDERS_LIMIT:
             _ORDERS.clear()
-        found = _ORDERS[key] = (ruleset, list(active), _ordered(ruleset, rolls, members, by_name, first))
+        made = _ordered(ruleset, rolls, members, by_name, first)
+        found = _ORDERS[key] = (ruleset, list(active), made, rolls)
     return found[2]
 
 
@@ -175,8 +178,8 @@ def _units(ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]) 
 _UNITS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], _Units]] = {}
 
 
-# the key above -> (the ruleset, the sheets, the answer): kept so that their ids stay theirs
-_ORDERS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], Initiative]] = {}
+# the key above -> (the ruleset, the sheets, the answer, the rolls): kept so that their ids stay theirs
+_ORDERS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], Initiative, list[UnitRoll]]] = {}
 _ORDERS_LIMIT = 4096
 _FEW_UNITS = 3
 
