@@ -91,7 +91,10 @@ def test_a_replaced_roll_is_used_by_the_lane(monkeypatch: pytest.MonkeyPatch) ->
 def test_attacks_told_for_one_orc_are_served_to_the_others_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     # rule: ODD-ATK-2, ODD-ACT-ATK (four orcs' attacks on Brenna differ only in the attacker's name)
     from referee.engine import plain_attack
+    from referee.rules import memo
 
+    if not memo.ENABLED:
+        pytest.skip("the engine's caches are off (REFEREE_ENGINE_CACHES=off): no families")
     setup = load_encounter(ROOT / "benchmarks" / "data" / "melee_3v4.yaml")
     plain_attack._FAMILIES.clear()
     with_lane = [_log(setup, seed) for seed in range(40)]

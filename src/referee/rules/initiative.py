@@ -92,6 +92,8 @@ def roll_unit(
     face = dice.roll(10, f"initiative {c.name}")
     if not DELAY_RULES:  # frozen and the same for the same unit, face and Dex: made once
         dex = c.abilities.dexterity
+        if not memo.ENABLED:
+            return _unit_roll(unit, face, (face, dex))
         found = _UNIT_ROLLS.get((unit, face, dex))
         if found is None:
             if len(_UNIT_ROLLS) >= _ORDERS_LIMIT:
