@@ -105,3 +105,10 @@ def test_attacks_told_for_one_orc_are_served_to_the_others_alike(monkeypatch: py
     assert all(attacks) and all(hits)
     monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
     assert [_log(setup, seed) for seed in range(40)] == with_lane
+
+
+def test_a_replaced_roll_procedure_turns_the_lane_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-ATK-2 (a house rule's damage roll is the one rolled: the fight takes the ordinary step)
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    monkeypatch.setattr(attack_roll, "roll_damage", lambda plan, outcome, dice: (1, (), "1"))
+    assert lane.lane_for(setup, None) is None

@@ -9,8 +9,9 @@ answered the first time those faces came up under that plan: it asks them again 
 not seen, through a source that hands them the faces already drawn first (:class:`ScriptedDice`), so the
 procedures stay the one place of each rule. A face that needed more dice (a critical's confirmation, a
 miss chance's d100) is not kept. Everything is kept in the plan's account (engine/resolve.py), under its
-budget. A plan that is not plain (two dice, an automatic result, conditions on the attempt or the hit), a
-procedure replaced since import (a house rule, a test), or the caches off: :func:`attack_events` itself.
+budget. A plan that is not plain (two dice, an automatic result, conditions on the attempt or the hit) or
+the caches off: :func:`attack_events` itself; a procedure replaced since import (a house rule, a test):
+the lane is off for the fight (:func:`unreplaced`, asked by :func:`referee.engine.lane.lane_for`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ _ROLL_DAMAGE = attack_roll.roll_damage
 _DAMAGE_RECIPE = attack_roll.damage_recipe
 
 
-def _unreplaced() -> bool:
+def unreplaced() -> bool:
+    """The roll procedures are the ones imported (asked by the lane once a fight, engine/lane.py)."""
     a = attack_roll
     return (
         a.roll_attack is _ROLL_ATTACK
@@ -74,7 +76,7 @@ def plain_attack_events(
     """The events of :func:`attack_events` for the lane's attack (``quiet``: the after-attack hooks run only
     after a fumble or a critical), the same dice drawn in the same order."""
     account = resolve.kept_account(plan, state.setup.ruleset)
-    if account is None or not _unreplaced():
+    if account is None:  # the procedures were checked unreplaced when the fight began (lane_for)
         return attack_events(state, ctx, plan, dice, action_data(plan), quiet=True)
     told = account.told
     plain = told.get("plain")
