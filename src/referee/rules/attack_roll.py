@@ -133,6 +133,7 @@ _RECIPES: dict[tuple[object, ...], tuple[AttackPlan, Recipe]] = {}
 
 
 def _damage_recipe(plan: AttackPlan, critical: bool) -> Recipe:
+    """The recipe worked out (ODD-ATK-2; a critical's maximum and bonus: MF-CRIT-2)."""
     mods = list(plan.damage.modifiers)
     text, factor = damage_expression(plan, critical)
     maximise = plan.damage.maximise or (critical and plan.critical.critical in MAXIMUM_CRITICALS)

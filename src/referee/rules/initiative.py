@@ -247,6 +247,8 @@ def _tie(grouped: bool, tied: Sequence[UnitRoll]) -> tuple[bool, str | None, tup
 
 
 def _told_tie(grouped: bool, tied: Sequence[UnitRoll]) -> tuple[bool, str | None, tuple[str, ...]]:
+    """A tie worked out: higher Dex first (ODD-INIT-2), equal keys act together (ODD-INIT-3; sides:
+    GAP-INIT-GROUP-TIE)."""
     notes = []
     names = " = ".join(r.unit for r in tied)
     by_dex = len(tied[0].key) > 1 and len({r.key for r in tied}) > 1
