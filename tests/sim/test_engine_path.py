@@ -86,3 +86,31 @@ def test_an_error_in_a_fight_reaches_the_caller_and_the_next_batch_forks_afresh(
         one.wins.tolist(),
         one.hp_left.tolist(),
     )
+
+
+def test_parts_a_helper_does_not_send_back_are_played_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-ROUND-4 (every fight of a batch counted once, whoever plays it): a helper that gets no core
+    import os
+    import time
+
+    setup = load_encounter(EXAMPLES / "duel.yaml")
+    here = os.getpid()
+    real = engine_path.run_fight
+
+    def stuck_in_the_helper(setup: object, dice: object) -> object:
+        if os.getpid() != here:
+            time.sleep(600)  # never sends its part back (ended by close_helpers)
+        return real(setup, dice)  # type: ignore[arg-type]
+
+    engine_path.close_helpers()
+    monkeypatch.setattr(engine_path, "run_fight", stuck_in_the_helper)
+    try:
+        two = engine_path.event_batch(setup, 90, np.random.default_rng(9), processes=2)
+        again = engine_path.event_batch(setup, 90, np.random.default_rng(9), processes=2)
+    finally:
+        engine_path.close_helpers()
+    one = engine_path.event_batch(setup, 90, np.random.default_rng(9), processes=1)
+    for t in (two, again):
+        assert (t.fights, t.wins.tolist(), t.rounds.tolist(), t.hp_left.tolist()) == (
+            90, one.wins.tolist(), one.rounds.tolist(), one.hp_left.tolist()
+        )  # fmt: skip

@@ -15,9 +15,10 @@ import multiprocessing
 import os
 import signal
 import threading
+from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from multiprocessing.sharedctypes import Synchronized
+from multiprocessing.sharedctypes import SynchronizedArray
 
 import numpy as np
 import numpy.random  # numpy imports it on first use: in the timed run, not before it
@@ -32,7 +33,7 @@ from referee.sim.result import Tally
 
 PROCESSES_SWITCH = "REFEREE_ENGINE_PROCESSES"  # `1`: every fight in this process
 SPLIT_AT = 64  # fights in a batch from which a helper process plays some: below, the hand-over costs more
-PART = 50  # a batch is played in parts of 1/PART of it, taken in turn by whichever process is free
+GUIDE = 8  # a batch is played in parts, taken in turn by whichever process is free: 1/GUIDE of what is left
 
 
 def event_batch(setup: Setup, n: int, rng: np.random.Generator, processes: int | None = None) -> Tally:
@@ -82,6 +83,25 @@ class _Count:
                 self.hp_left[i] += max(cs.hp, 0)
         return self
 
+    def counts(self) -> tuple[int, int, int, list[int], list[int], list[int], list[int], list[int]]:
+        """The counts as plain values (what a helper sends back for a part)."""
+        return (self.fights, self.draws, self.round_limit, self.wins, self.rounds, self.alive, self.standing,
+                self.hp_left)  # fmt: skip
+
+    def merge(
+        self, counts: tuple[int, int, int, list[int], list[int], list[int], list[int], list[int]]
+    ) -> None:
+        """Add another's :meth:`counts`."""
+        fights, draws, round_limit, *lists = counts
+        self.fights += fights
+        self.draws += draws
+        self.round_limit += round_limit
+        for mine, theirs in zip(
+            (self.wins, self.rounds, self.alive, self.standing, self.hp_left), lists, strict=True
+        ):
+            for i, value in enumerate(theirs):
+                mine[i] += value
+
     def tally(self) -> Tally:
         def ints(values: list[int]) -> np.ndarray:
             return np.array(values, dtype=np.int64)
@@ -109,52 +129,79 @@ def batch_processes(n: int, setup: Setup | None = None) -> int:
 
 # --- the helper processes: forked once per setup, kept for the following batches ---------------------
 # Each batch's seeds are sent to every helper; then this process and the helpers take its parts in turn
-# from a counter they share, so that a process that gets less of a core (a loaded machine, a helper still
-# filling its caches) plays fewer, and nobody waits for more than the part another is finishing. Each
-# helper sends back the tally of the parts it took. The pipes are written and read by this process's
-# main thread itself (a pool's feeder thread would wait for the GIL while this thread plays).
+# from a counter they share (guided: each part 1/GUIDE of the fights left), so that a process that gets
+# less of a core (a loaded machine, a helper still filling its caches) plays fewer. A helper sends back
+# each part's counts as soon as it has played it. When no part is left, this process does not wait: the
+# parts a helper has taken and not yet sent back (at most the one it is playing) are played here, and
+# what that helper sends for them later is dropped (each message names its batch and part). The pipes
+# are written and read by this process's main thread itself (a pool's feeder thread would wait for the
+# GIL while this thread plays).
+
+Counts = tuple[int, int, int, list[int], list[int], list[int], list[int], list[int]]
 
 
 class _Helpers:
-    """Helper processes forked with `setup`, and the counter of parts taken that they share with this one."""
+    """Helper processes forked with `setup`, and what they share with this one: the batch being played
+    and the first of its fights not yet taken, under one lock."""
 
     def __init__(self, setup: Setup, count: int) -> None:
         context = multiprocessing.get_context("fork")
         self.setup = setup
-        self.taken = context.Value("q", 0)  # the next part of the batch being played
+        self.batch = 0
+        self.shared = context.Array("q", 2)  # [the batch being played, its first fight not yet taken]
         self.pipes: list[Connection] = []
         self.processes: list[BaseProcess] = []
         for _ in range(count):
             mine, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(setup, theirs, self.taken), daemon=True)
+            process = context.Process(target=_serve, args=(setup, theirs, self.shared), daemon=True)
             process.start()
             theirs.close()
             self.pipes.append(mine)
             self.processes.append(process)
 
     def share(self, seeds: list[int]) -> Tally:
-        """The tally of `seeds`, played part by part here and in the helpers; all here if a helper has gone
-        (the same tally). After anything but a tally from each, the helpers are ended (their pipes may hold
-        a tally not read) and the next batch forks new ones."""
-        with self.taken.get_lock():
-            self.taken.value = 0
+        """The tally of `seeds`, played part by part here and in the helpers (the same tally however the
+        parts fall). After an error, the helpers are ended and the next batch forks new ones."""
+        self.batch += 1
+        batch, shared = self.batch, self.shared
+        with shared.get_lock():
+            shared[0], shared[1] = batch, 0
+        count = _Count(self.setup)
+        sent: dict[int, Counts] = {}  # a helper's parts by their first fight
+        mine: set[int] = set()  # the first fights of the parts played here
         try:
             for pipe in self.pipes:
-                pipe.send(seeds)
-            tally = _take_parts(_Count(self.setup), seeds, self.taken).tally()
-            found = [pipe.recv() for pipe in self.pipes]
-        except (EOFError, OSError):  # a helper gone, with the parts it took: all of them here
+                pipe.send((batch, seeds))
+            for start, end in _parts(len(seeds), shared, batch):
+                count.add(seeds[start:end])
+                mine.add(start)
+                self._receive(batch, sent)
+            self._receive(batch, sent)
+        except (EOFError, OSError):  # a helper gone: the parts it has not sent back are played here
             close_helpers()
-            return play(self.setup, seeds)
         except BaseException:
             close_helpers()
             raise
-        for part in found:
-            if isinstance(part, BaseException):
-                close_helpers()
-                raise part
-            tally.add(part)
-        return tally
+        for start in _part_starts(len(seeds)):
+            if start in mine:
+                continue
+            if start in sent:
+                count.merge(sent[start])
+            else:  # taken by a helper that has not sent it back yet (or gone): played here
+                count.add(seeds[start : start + _part_size(len(seeds), start)])
+        return count.tally()
+
+    def _receive(self, batch: int, sent: dict[int, Counts]) -> None:
+        """Read what the helpers have sent back (without waiting): the counts of this batch's parts;
+        another batch's (a part played here since) are dropped; an error raised in a helper is raised."""
+        for pipe in self.pipes:
+            while pipe.poll():
+                found = pipe.recv()
+                if found[0] != batch:
+                    continue  # a part of an earlier batch, played here since
+                if isinstance(found[2], BaseException):
+                    raise found[2]
+                sent[found[1]] = found[2]
 
     def close(self) -> None:
         for pipe, process in zip(self.pipes, self.processes, strict=True):
@@ -167,35 +214,50 @@ class _Helpers:
             pipe.close()
 
 
-def _take_parts(count: _Count, seeds: list[int], taken: Synchronized[int]) -> _Count:
-    """Play the parts of `seeds` not yet taken by another process, one at a time, until none is left."""
-    size = max(1, -(-len(seeds) // PART))
-    lock = taken.get_lock()
+def _part_size(n: int, start: int) -> int:
+    """The fights in the part of a batch of `n` that begins at fight `start` (guided self-scheduling)."""
+    return max(1, (n - start) // GUIDE)
+
+
+def _part_starts(n: int) -> list[int]:
+    """Where each part of a batch of `n` fights begins (the parts :func:`_parts` hands out)."""
+    starts, start = [], 0
+    while start < n:
+        starts.append(start)
+        start += _part_size(n, start)
+    return starts
+
+
+def _parts(n: int, shared: SynchronizedArray[int], batch: int) -> Iterator[tuple[int, int]]:
+    """Take the parts of batch `batch` (of `n` fights) not yet taken by another process, one at a time, until
+    none is left or another batch has begun: each part's first fight and end."""
+    lock = shared.get_lock()
     while True:
         with lock:
-            start = taken.value * size
-            taken.value += 1
-        if start >= len(seeds):
-            return count
-        count.add(seeds[start : start + size])
+            start = shared[1]
+            if shared[0] != batch or start >= n:
+                return
+            end = shared[1] = start + _part_size(n, start)
+        yield start, end
 
 
-def _serve(setup: Setup, pipe: Connection, taken: Synchronized[int]) -> None:
-    """A helper's loop: a batch's seeds in, the tally of the parts it took (or the error raised) out; None
-    ends it."""
+def _serve(setup: Setup, pipe: Connection, shared: SynchronizedArray[int]) -> None:
+    """A helper's loop: a batch's seeds in, each part's counts (batch, first fight, counts) out as it is
+    played, or the error raised; None ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C is this process's to answer (it ends the helpers)
     while True:
         try:
-            seeds = pipe.recv()
+            message = pipe.recv()
         except EOFError:
             return
-        if seeds is None:
+        if message is None:
             return
+        batch, seeds = message
         try:
-            found: Tally | BaseException = _take_parts(_Count(setup), seeds, taken).tally()
+            for start, end in _parts(len(seeds), shared, batch):
+                pipe.send((batch, start, _Count(setup).add(seeds[start:end]).counts()))
         except Exception as exc:  # handed to the caller, which raises it
-            found = exc
-        pipe.send(found)
+            pipe.send((batch, -1, exc))
 
 
 _HELPERS: _Helpers | None = None
