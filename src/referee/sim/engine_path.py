@@ -175,8 +175,7 @@ class _Helpers:
             for start, end in _parts(len(seeds), shared, batch):
                 count.add(seeds[start:end])
                 mine.add(start)
-                self._receive(batch, sent)
-            self._receive(batch, sent)
+            self._receive(batch, sent)  # what the helpers sent meanwhile (a few hundred bytes a part)
         except (EOFError, OSError):  # a helper gone: the parts it has not sent back are played here
             close_helpers()
         except BaseException:
