@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
@@ -256,7 +256,16 @@ def _initiative(state: FightState, e: Event) -> None:
     state.order = list(map(list, data["order"]))  # each slot copied (the event's lists stay the event's)
     rolls = data.get("rolls")
     if rolls is not None:  # kept so a later re-order (a quick act's penalty, GAP-READY) can use them
-        state.rolls = dict(zip(map(str, rolls), map(int, rolls.values()), strict=True))
+        state.rolls = _names_to_faces(rolls)
+
+
+def _names_to_faces(rolls: Mapping[Any, Any]) -> dict[str, int]:
+    """A copy of the rolls as names and faces (an event read from a file may hold other types)."""
+    copied = dict(rolls)
+    for k, v in copied.items():
+        if k.__class__ is not str or v.__class__ is not int:
+            return {str(k): int(v) for k, v in rolls.items()}
+    return copied
 
 
 def _action(state: FightState, e: Event) -> None:

@@ -132,7 +132,8 @@ def roll_initiative(
 ) -> Initiative:
     """Round `number`'s order for the active combatants (ODD-INIT-1..6): one :func:`roll_unit` per unit
     in file (or side) order, the slots, then first strike in the first round (ODD-INIT-5/6)."""
-    units, members, by_name, sheets = _units(ruleset, active, sides)
+    ids = tuple(map(id, active))
+    units, members, by_name, sheets = _units(ruleset, active, sides, ids)
     rolls = [roll_unit(ruleset, unit, sheets[unit], number, dice) for unit in units]
     first = number == 1 and bool(ruleset.first_strike_reach_size)
     if not memo.ENABLED or len(rolls) > _FEW_UNITS:
@@ -143,7 +144,7 @@ def roll_initiative(
     # the rolls by id: a roll is kept per unit, face and Dex (roll_unit), and the entry keeps them (compared
     # below), so an id in the key stays theirs; a roll made afresh (segment delays) only misses
     key = (
-        id(ruleset), tuple(map(id, rolls)), tuple(map(id, active)), first,
+        id(ruleset), tuple(map(id, rolls)), ids, first,
         order_from_rolls, apply_first_strike, explain_order,
     )  # fmt: skip
     found = _ORDERS.get(key)
@@ -158,10 +159,13 @@ def roll_initiative(
 _Units = tuple[list[str], dict[str, list[str]], dict[str, Combatant], dict[str, list[Combatant]]]
 
 
-def _units(ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]) -> _Units:
+def _units(
+    ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str], ids: tuple[int, ...]
+) -> _Units:
     """Who rolls, whom each unit stands for (names and sheets) and the sheets by name: the same every round
-    while the same combatants stand, so worked out once for them (unless the engine's caches are off)."""
-    key = (id(ruleset), tuple(map(id, active)), tuple(sides))
+    while the same combatants stand (`ids`: theirs), so worked out once for them (unless the engine's
+    caches are off)."""
+    key = (id(ruleset), ids, tuple(sides))
     found = _UNITS.get(key) if memo.ENABLED else None
     if found is not None and found[0] is ruleset and found[1] == active:
         return found[2]
