@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_engine.py                  # 5 runs of each, print, append to README.md
     .venv/bin/python benchmarks/bench_engine.py -r 3 --no-record
     .venv/bin/python benchmarks/bench_engine.py --in-process      # also fights per CPU-second in process
+    .venv/bin/python benchmarks/bench_engine.py --against ../main/src   # and another version, interleaved
 
 Issue 12, target 1: the event engine at least 20x round 1 (commit 6ea1143, exported by :mod:`baseline`)
 on the duel (examples/duel.yaml) and on a 3-against-4 melee (benchmarks/data/melee_3v4.yaml), as
@@ -45,6 +46,7 @@ HEADER = (
     "|---|---|---|---|---|---|---|---|---|---|"
 )
 ONE = "now, one process"
+AGAINST = "against"
 CASES = {
     "duel.yaml": (HERE.parent / "examples" / "duel.yaml", 2000),
     "melee_3v4.yaml": (HERE / "data" / "melee_3v4.yaml", 300),
@@ -67,9 +69,11 @@ def run_once(path: Path, fights: int, env: dict[str, str]) -> tuple[float, float
     return float(found["fights_per_second"]), fights / wall, fights / cpu, wins
 
 
-def measure(runs: int, scale: float) -> list[dict[str, object]]:
+def measure(runs: int, scale: float, against: Path | None = None) -> list[dict[str, object]]:
     one_process = {**python_env(NOW_SRC), "REFEREE_ENGINE_PROCESSES": "1"}
     versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC), ONE: one_process}
+    if against is not None:  # another version's src (main's, a commit's export), interleaved with the rest
+        versions[AGAINST] = python_env(against)
     samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
     wins: dict[tuple[str, str], str] = {}
     for case, (path, fights) in CASES.items():
@@ -91,6 +95,7 @@ def measure(runs: int, scale: float) -> list[dict[str, object]]:
                 "round1": medians["round 1"],
                 "now": medians["now"],
                 "one": medians[ONE],
+                "against": medians.get(AGAINST),
                 "same": wins[case, "round 1"] == wins[case, "now"] == wins[case, ONE],
             }
         )
@@ -112,11 +117,13 @@ print(n / (time.process_time() - start))
 """
 
 
-def in_process(fights: int = 400, repeats: int = 2) -> list[str]:
+def in_process(fights: int = 400, repeats: int = 2, against: Path | None = None) -> list[str]:
     """Fights per CPU-second inside one process (start-up excluded), round 1, now and now with the engine's
-    caches off (``REFEREE_ENGINE_CACHES=off``) alternated."""
+    caches off (``REFEREE_ENGINE_CACHES=off``) alternated (and `against`'s src when given)."""
     off = {**python_env(NOW_SRC), "REFEREE_ENGINE_CACHES": "off"}
     versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC), "caches off": off}
+    if against is not None:
+        versions[AGAINST] = python_env(against)
     lines = []
     for case, (path, _) in CASES.items():
         found: dict[str, list[float]] = {v: [] for v in versions}
@@ -133,6 +140,11 @@ def in_process(fights: int = 400, repeats: int = 2) -> list[str]:
             f"  {case}: round 1 {r1:.0f}, now {now:.0f} (caches off {off_now:.0f}) fights per CPU-second: "
             f"{now / r1:.1f}x"
         )
+        if against is not None:
+            other = statistics.median(found[AGAINST])
+            lines.append(
+                f"    against {against}: {other:.0f} fights per CPU-second; now / it {now / other:.2f}x"
+            )
     return lines
 
 
@@ -177,18 +189,28 @@ def main() -> int:
     parser.add_argument(
         "--in-process", action="store_true", help="also time run_fight inside one process (CPU, no start-up)"
     )
+    parser.add_argument(
+        "--against", type=Path, default=None, help="also measure this src folder (e.g. main's), interleaved"
+    )
     options = parser.parse_args()
     load_before = os.getloadavg()[0]
-    rows = measure(options.runs, options.scale)
+    rows = measure(options.runs, options.scale, options.against)
     load = f"{os.cpu_count()}, {load_before:.1f}–{os.getloadavg()[0]:.1f}"
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [table_row(stamp, load, row, options.runs) for row in rows]
     print(f"round 1 = {ROUND1}")
     print(HEADER)
     print("\n".join(lines))
+    for row in rows:
+        other, now = row["against"], row["now"]
+        if isinstance(other, tuple) and isinstance(now, tuple):
+            print(
+                f"against {options.against}, `{row['case']}`: {other[0]:.0f} reported / {other[2]:.0f} per CPU-s; "
+                f"now / it {now[0] / other[0]:.2f}x (CPU {now[2] / other[2]:.2f}x)"
+            )
     if options.in_process:
         print("inside one process (400 fights after 20 warm-up ones, median of 2):")
-        print("\n".join(in_process()))
+        print("\n".join(in_process(against=options.against)))
     if not options.no_record:
         record(lines)
     return 0 if all(row["same"] for row in rows) else 1

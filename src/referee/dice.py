@@ -78,12 +78,22 @@ class RandomDice:
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
         self._rng = random.Random(seed)
-        # randint(1, sides) is 1 + _randbelow(sides) (random.randrange): the same number, drawn without
-        # randint's argument checks (tests/test_dice.py checks the two agree)
+        # randint(1, sides) is 1 + _randbelow(sides) (random.randrange), which is getrandbits(k) drawn until
+        # under `sides`: the same numbers drawn here without randint's checks and two calls (only while the
+        # generator's _randbelow is that one; tests/test_dice.py checks that the two agree)
+        own = getattr(type(self._rng), "_randbelow", None) is _BELOW_WITH_BITS
+        self._bits: Callable[[int], int] | None = self._rng.getrandbits if own else None
         below = getattr(self._rng, "_randbelow", None)
         self._below: Callable[[int], int] | None = below if callable(below) else None
 
     def roll(self, sides: int, purpose: str) -> int:
+        bits = self._bits
+        if bits is not None and sides > 0:
+            k = sides.bit_length()
+            r = bits(k)
+            while r >= sides:
+                r = bits(k)
+            return 1 + r
         below = self._below
         if below is None or sides < 1:
             return self._rng.randint(1, sides)
@@ -91,6 +101,9 @@ class RandomDice:
 
     def __repr__(self) -> str:
         return f"RandomDice({self.seed!r})"
+
+
+_BELOW_WITH_BITS = getattr(random.Random, "_randbelow_with_getrandbits", None)
 
 
 class ScriptedDice:

@@ -86,3 +86,29 @@ def test_a_replaced_roll_is_used_by_the_lane(monkeypatch: pytest.MonkeyPatch) ->
         if e["type"] == "damage" and e.get("rule") == "ODD-ATK-2"
     ]
     assert damage and min(damage) >= 3
+
+
+def test_attacks_told_for_one_orc_are_served_to_the_others_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-ATK-2, ODD-ACT-ATK (four orcs' attacks on Brenna differ only in the attacker's name)
+    from referee.engine import plain_attack
+    from referee.rules import memo
+
+    if not memo.ENABLED:
+        pytest.skip("the engine's caches are off (REFEREE_ENGINE_CACHES=off): no families")
+    setup = load_encounter(ROOT / "benchmarks" / "data" / "melee_3v4.yaml")
+    plain_attack._FAMILIES.clear()
+    with_lane = [_log(setup, seed) for seed in range(40)]
+    attacks = [told for _, told, sheet in plain_attack._FAMILIES.values() if sheet is None]
+    hits = [told for _, told, sheet in plain_attack._FAMILIES.values() if sheet is not None]
+    assert 0 < len(attacks) < 16  # 3 x 4 + 4 x 3 pairs of names, fewer families
+    assert 0 < len(hits) < 24  # each defender: its attackers' plans, the orcs' as one
+    assert all(attacks) and all(hits)
+    monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
+    assert [_log(setup, seed) for seed in range(40)] == with_lane
+
+
+def test_a_replaced_roll_procedure_turns_the_lane_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-ATK-2 (a house rule's damage roll is the one rolled: the fight takes the ordinary step)
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    monkeypatch.setattr(attack_roll, "roll_damage", lambda plan, outcome, dice: (1, (), "1"))
+    assert lane.lane_for(setup, None) is None

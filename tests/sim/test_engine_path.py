@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -33,3 +34,83 @@ def test_small_batches_and_the_switch_stay_in_this_process(monkeypatch: pytest.M
     assert engine_path.batch_processes(engine_path.SPLIT_AT - 1) == 1
     monkeypatch.setenv(engine_path.PROCESSES_SWITCH, "1")
     assert engine_path.batch_processes(10_000) == 1
+
+
+def test_the_helper_plays_every_batch_and_no_thread_is_started() -> None:
+    # rule: ODD-ROUND-4 (the same tally); a pool's threads once made every batch after the first stay here
+    if engine_path.batch_processes(engine_path.SPLIT_AT) == 1:
+        pytest.skip("this process may not fork a helper (one core, threads, or no fork)")
+    setup = load_encounter(EXAMPLES / "duel.yaml")
+    rng = np.random.default_rng(3)
+    try:
+        first = engine_path.event_batch(setup, engine_path.SPLIT_AT, rng)
+        assert threading.active_count() == 1
+        assert engine_path.batch_processes(engine_path.SPLIT_AT, setup) == 2
+        second = engine_path.event_batch(setup, engine_path.SPLIT_AT, rng)
+    finally:
+        engine_path.close_helpers()
+    again = np.random.default_rng(3)
+    assert first.wins.tolist() == engine_path.event_batch(setup, engine_path.SPLIT_AT, again, 1).wins.tolist()
+    assert (
+        second.hp_left.tolist()
+        == engine_path.event_batch(setup, engine_path.SPLIT_AT, again, 1).hp_left.tolist()
+    )
+
+
+def test_an_error_in_a_fight_reaches_the_caller_and_the_next_batch_forks_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # rule: ODD-ROUND-4 (a batch counts every fight or none)
+    setup = load_encounter(EXAMPLES / "duel.yaml")
+    seeds = [int(s) for s in np.random.default_rng(5).integers(0, 2**63 - 1, size=80)]
+    real = engine_path.run_fight
+
+    def broken(setup: object, dice: object) -> object:
+        if dice.seed == seeds[-1]:  # type: ignore[attr-defined]
+            raise ValueError("a broken fight")
+        return real(setup, dice)  # type: ignore[arg-type]
+
+    engine_path.close_helpers()
+    monkeypatch.setattr(engine_path, "run_fight", broken)
+    with pytest.raises(ValueError, match="a broken fight"):
+        engine_path.event_batch(setup, 80, np.random.default_rng(5), processes=2)
+    assert engine_path._HELPERS is None
+    monkeypatch.setattr(engine_path, "run_fight", real)
+    try:
+        two = engine_path.event_batch(setup, 80, np.random.default_rng(5), processes=2)
+    finally:
+        engine_path.close_helpers()
+    one = engine_path.event_batch(setup, 80, np.random.default_rng(5), processes=1)
+    assert (two.fights, two.wins.tolist(), two.hp_left.tolist()) == (
+        80,
+        one.wins.tolist(),
+        one.hp_left.tolist(),
+    )
+
+
+def test_parts_a_helper_does_not_send_back_are_played_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-ROUND-4 (every fight of a batch counted once, whoever plays it): a helper that gets no core
+    import os
+    import time
+
+    setup = load_encounter(EXAMPLES / "duel.yaml")
+    here = os.getpid()
+    real = engine_path.run_fight
+
+    def stuck_in_the_helper(setup: object, dice: object) -> object:
+        if os.getpid() != here:
+            time.sleep(600)  # never sends its part back (ended by close_helpers)
+        return real(setup, dice)  # type: ignore[arg-type]
+
+    engine_path.close_helpers()
+    monkeypatch.setattr(engine_path, "run_fight", stuck_in_the_helper)
+    try:
+        two = engine_path.event_batch(setup, 90, np.random.default_rng(9), processes=2)
+        again = engine_path.event_batch(setup, 90, np.random.default_rng(9), processes=2)
+    finally:
+        engine_path.close_helpers()
+    one = engine_path.event_batch(setup, 90, np.random.default_rng(9), processes=1)
+    for t in (two, again):
+        assert (t.fights, t.wins.tolist(), t.rounds.tolist(), t.hp_left.tolist()) == (
+            90, one.wins.tolist(), one.rounds.tolist(), one.hp_left.tolist()
+        )  # fmt: skip

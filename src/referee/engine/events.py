@@ -129,3 +129,15 @@ def at_round(e: Event, round: int) -> Event:
     values.update(e.__dict__)
     values["round"] = round
     return made
+
+
+def with_names(e: Event, actor: str | None, target: str | None) -> Event:
+    """`e` with another actor and target (an event told for one plan, served for another that differs only
+    in the names): itself when they are the same."""
+    if e.actor == actor and e.target == target:
+        return e
+    made = object.__new__(Event)
+    values = made.__dict__
+    values.update(e.__dict__)
+    values["actor"], values["target"] = actor, target
+    return made

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from referee.dice import DiceSource, DiceTape, DieRoll
 from referee.engine import caches
 from referee.engine.actions import Action
-from referee.engine.events import Event, EventType, event
+from referee.engine.events import Event, EventType, at_round, event
 from referee.engine.resolve import resolve
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
@@ -186,27 +186,36 @@ class Fight:
         if self.needs() != "round":
             raise IllegalActionError(f"cannot start a round now (the fight needs: {self.needs()})")
         number = self.state.round + 1
-        added = self.push([_round_marker(EventType.ROUND_START, number)])
-        added += self.push([self._initiative_event(number, dice)])
+        apply, log = self.state.apply, self.events.append
+        marker = _round_marker(EventType.ROUND_START, number)
+        apply(marker)
+        log(marker)
+        order = self._initiative_event(number, dice)
+        apply(order)
+        log(order)
+        added = [marker, order]
         for hook in caches.late("registry").START_OF_ROUND:
-            added += self.push(hook(self.state, dice))
+            found = hook(self.state, dice)
+            if found:
+                added += self.push(found)
         return added
 
     def _initiative_event(self, number: int, dice: DiceSource) -> Event:
         tape = DiceTape(dice)
-        active = [c.spec for c in self.state.combatants.values() if c.is_active()]
+        active = [c.spec for c in self.state.combatants.values() if c.status == hit_points.ACTIVE]
         found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)
-        text: str | None = found.__dict__.get("_text")  # an order kept for the same rolls: told once
-        if text is None:
-            text = " > ".join("=".join(slot) for slot in found.order)
-            text += "".join(
-                f"; {note}" for note in found.notes
-            )  # Dex ties, simultaneous slots, first strikes
-            object.__setattr__(found, "_text", text)
-        return event(
-            EventType.INITIATIVE, number, dice=tape.take(), rule=found.rule, text=f"initiative: {text}",
+        rolled = tape.take()
+        told = found.__dict__.get("_told")  # an order kept for the same rolls: its event made once
+        if told is not None and told[0] == rolled:
+            return at_round(told[1], number)
+        text = " > ".join("=".join(slot) for slot in found.order)
+        text += "".join(f"; {note}" for note in found.notes)  # Dex ties, simultaneous slots, first strikes
+        made = event(
+            EventType.INITIATIVE, number, dice=rolled, rule=found.rule, text=f"initiative: {text}",
             data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},
         )  # fmt: skip
+        object.__setattr__(found, "_told", (rolled, made))
+        return made
 
     def act(self, action: Action, dice: DiceSource) -> list[Event]:
         """Resolve one combatant's action for this round (in initiative order)."""
@@ -241,9 +250,16 @@ class Fight:
         number = self.state.round
         added: list[Event] = []
         for hook in caches.late("registry").END_OF_ROUND:
-            added += self.push(hook(self.state, dice))
-        added += self.push(self._expiry_events(number))
-        added += self.push([_round_marker(EventType.ROUND_END, number)])
+            found = hook(self.state, dice)
+            if found:
+                added += self.push(found)
+        expired = self._expiry_events(number)
+        if expired:
+            added += self.push(expired)
+        marker = _round_marker(EventType.ROUND_END, number)
+        self.state.apply(marker)
+        self.events.append(marker)
+        added.append(marker)
         added += self._maybe_end(round_over=True)
         return added
 

@@ -31,7 +31,7 @@ from referee.dice import DiceSource
 from referee.engine import plan_reads, registry, tactics
 from referee.engine.actions import Action, Attack
 from referee.engine.odd_tactics import NO_SITUATION
-from referee.engine.plain_attack import plain_attack_events
+from referee.engine.plain_attack import plain_attack_events, unreplaced
 from referee.engine.resolve import attack_form, off_grid_gap, resolve_attack
 from referee.engine.routines import weapon_choices
 from referee.engine.state import ACTIVE, CombatantState, FightState
@@ -68,13 +68,21 @@ class Lane:
             c.name: weapon_choices(c) for c in setup.combatants if len(c.attacks) <= 1
         }
         self.forms: dict[tuple[str, str | None, str, int], tuple[Weapon, AttackForm] | None] = {}
+        # (attacker, weapon, defender, distance) -> the context last made for it (its fight's)
+        self.contexts: dict[tuple[str, str | None, str, int], AttackContext] = {}
 
     def step(self, fight: Fight, dice: DiceSource) -> bool:
         """Take the fight's next step when it is a plain attack, a round's start or its end (True); else
         touch nothing (False)."""
         state = fight.state
         if state.phase != "rounds" or not memo.ENABLED or state.setup is not self.setup:
-            return False  # the set-up (Fight.begin), the end, or a setup changed since (a latecomer)
+            if state.phase == "setup" and memo.ENABLED and state.setup is self.setup:
+                if fight.events:  # begun, no free round: the first round (what Fight.step takes then)
+                    fight.start_round(dice)
+                else:
+                    fight.begin(dice)
+                return True
+            return False  # the end, or a setup changed since (a latecomer)
         if not state.order and not state.free_round:
             fight.start_round(dice)  # what Fight.step takes then, without asking again what is needed
             return True
@@ -90,11 +98,24 @@ class Lane:
             return False
         attacker, defender = state.combatants[actor], state.combatants[target]
         distance = off_grid_gap(state, attacker, defender)  # no grid: the gap left (ODD-ACT-ATK)
+        contexts = self.contexts
         for weapon in weapons:
-            found = self.form(attacker, weapon, target, distance)
-            if found is None:
-                continue
-            ctx = _context(state, attacker, defender, found[0], found[1], distance)
+            key = (actor, weapon, target, distance)
+            ctx = contexts.get(key)
+            if (
+                ctx is None
+                or ctx.state is not state
+                or ctx.attacker is not attacker
+                or ctx.defender is not defender
+            ):
+                found = self.form(attacker, weapon, target, distance)
+                if found is None:
+                    continue
+                # the same declaration in the same fight: the same frozen context (it reads the state live)
+                ctx = _context(state, attacker, defender, found[0], found[1], distance)
+                if len(contexts) >= 4096:
+                    contexts.clear()
+                contexts[key] = ctx
             try:
                 plan = plan_reads.recorded_plan(ctx)
             except IllegalActionError:
@@ -184,14 +205,16 @@ def lane_for(setup: Setup, choose: Callable[[FightState, str], Action] | None) -
 
 def _unchanged() -> bool:
     """The engine's lists are the ones the lane's reasons were checked against."""
-    now = (
-        registry.OVERRIDES,
-        registry.AFTER_ATTACK,
-        registry.AFTER_ACTION,
-        registry.RETARGET_RULES,
-        registry.FORM_RULES,
+    checked = _CHECKED  # asked once a fight: identities compared one by one, no tuple made
+    return (
+        unreplaced()
+        and registry.OVERRIDES is checked[0]
+        and registry.AFTER_ATTACK is checked[1]
+        and registry.AFTER_ACTION is checked[2]
+        and registry.RETARGET_RULES is checked[3]
+        and registry.FORM_RULES is checked[4]
+        and _resolver() is resolve_attack
     )
-    return all(a is b for a, b in zip(now, _CHECKED, strict=True)) and _resolver() is resolve_attack
 
 
 def _resolver() -> Any:

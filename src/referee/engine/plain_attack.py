@@ -9,24 +9,27 @@ answered the first time those faces came up under that plan: it asks them again 
 not seen, through a source that hands them the faces already drawn first (:class:`ScriptedDice`), so the
 procedures stay the one place of each rule. A face that needed more dice (a critical's confirmation, a
 miss chance's d100) is not kept. Everything is kept in the plan's account (engine/resolve.py), under its
-budget. A plan that is not plain (two dice, an automatic result, conditions on the attempt or the hit), a
-procedure replaced since import (a house rule, a test), or the caches off: :func:`attack_events` itself.
+budget. A plan that is not plain (two dice, an automatic result, conditions on the attempt or the hit) or
+the caches off: :func:`attack_events` itself; a procedure replaced since import (a house rule, a test):
+the lane is off for the fight (:func:`unreplaced`, asked by :func:`referee.engine.lane.lane_for`).
 """
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
-from referee.checks import Keep
+from referee.checks import Check, Keep
 from referee.dice import DiceSource, DiceTape, ScriptedDice, parse_dice
 from referee.engine import resolve
 from referee.engine.caches import late
-from referee.engine.events import Event, EventType, at_round, event
+from referee.engine.events import Event, EventType, at_round, event, with_names
 from referee.engine.resolve import attack_event, attack_events, hit_damage_events
-from referee.engine.state import FightState
+from referee.engine.state import CombatantState, FightState
 from referee.rules import attack_roll
 from referee.rules.attack import AttackPlan
 from referee.rules.context import AttackContext
+from referee.rules.ruleset import Ruleset
 
 # the procedures as imported: one replaced since (a house rule, a test) sends attacks the ordinary way
 _ROLL_ATTACK = attack_roll.roll_attack
@@ -37,7 +40,8 @@ _ROLL_DAMAGE = attack_roll.roll_damage
 _DAMAGE_RECIPE = attack_roll.damage_recipe
 
 
-def _unreplaced() -> bool:
+def unreplaced() -> bool:
+    """The roll procedures are the ones imported (asked by the lane once a fight, engine/lane.py)."""
     a = attack_roll
     return (
         a.roll_attack is _ROLL_ATTACK
@@ -72,7 +76,7 @@ def plain_attack_events(
     """The events of :func:`attack_events` for the lane's attack (``quiet``: the after-attack hooks run only
     after a fumble or a critical), the same dice drawn in the same order."""
     account = resolve.kept_account(plan, state.setup.ruleset)
-    if account is None or not _unreplaced():
+    if account is None:  # the procedures were checked unreplaced when the fight began (lane_for)
         return attack_events(state, ctx, plan, dice, action_data(plan), quiet=True)
     told = account.told
     plain = told.get("plain")
@@ -126,16 +130,102 @@ def _rolled(
     told = account.told
     found = told.get(key)
     if found is None:
-        tape = DiceTape(ScriptedDice([face], then=dice))  # the face drawn, then any more the roll asks for
-        outcome = attack_roll.roll_attack(plan, tape)
-        attack_dice = tape.take()
-        found = (outcome, attack_event(ctx, plan, outcome, attack_dice, r))
-        if len(attack_dice) > 1:
-            return found
+        family = _family(plan, ctx.ruleset, told)
+        shared = family.get(key) if family is not None else None
+        if shared is not None:  # told for a plan that differs only in the names
+            found = (shared[0], with_names(shared[1], plan.attacker, plan.defender))
+        else:
+            tape = DiceTape(
+                ScriptedDice([face], then=dice)
+            )  # the face drawn, then any more the roll asks for
+            outcome = attack_roll.roll_attack(plan, tape)
+            attack_dice = tape.take()
+            found = (outcome, attack_event(ctx, plan, outcome, attack_dice, r))
+            if len(attack_dice) > 1:
+                return found
+            if family is not None:
+                _tell(family, key, found)
         resolve.keep_event(told, key, found, 1)
     served = (found[0], at_round(found[1], r))
     resolve.keep_event(told, (*key, r), served, 1)
     return served
+
+
+def _family(plan: AttackPlan, ruleset: Ruleset, told: dict[Any, Any]) -> dict[Any, Any] | None:
+    """What the plans equal to `plan` but for the attacker's and defender's names were told, by face (the
+    four orcs' attacks on Brenna): a plain attack's outcome and ATTACK event read no name but in the
+    event's actor and target (the check's label is shown only for an automatic result, which a plain plan
+    has not), so they are told once for all of them and served with the names changed. Kept in the
+    plan's account; None when the plan cannot be compared without its names."""
+    found = told.get("family")
+    if found is None:
+        try:
+            key = (_without_names(plan, "attacker", "defender"), id(ruleset))
+            found = _FAMILIES.get(key)
+            if found is None or found[0] is not ruleset:
+                if len(_FAMILIES) >= _FAMILIES_LIMIT:
+                    _FAMILIES.clear()
+                found = _FAMILIES[key] = (ruleset, {}, None)
+        except TypeError:  # a field that cannot be hashed
+            found = (ruleset, None, None)
+        told["family"] = found
+    return found[1]
+
+
+def _hit_family(
+    plan: AttackPlan, ruleset: Ruleset, defender: CombatantState, told: dict[Any, Any]
+) -> dict[Any, Any] | None:
+    """What the plans equal to `plan` but for the attacker's name were told of a hit on this defender, by
+    its dice and the defender's hit points, subdual damage and status (the four orcs' spears on Brenna): a
+    hit's DAMAGE and DEFEAT events read the attacker's name only as their actor. Keyed by the defender's
+    sheet too (its name and whether it is a monster are in the DEFEAT event). Kept in the plan's account;
+    None when the plan cannot be compared without the name."""
+    found = told.get("hit family")
+    if found is None:
+        try:
+            key = (_without_names(plan, "attacker"), id(ruleset), id(defender.spec))
+            found = _FAMILIES.get(key)
+            if found is None or found[0] is not ruleset or found[2] is not defender.spec:
+                if len(_FAMILIES) >= _FAMILIES_LIMIT:
+                    _FAMILIES.clear()
+                found = _FAMILIES[key] = (ruleset, {}, defender.spec)
+        except TypeError:  # a field that cannot be hashed
+            found = (ruleset, None, defender.spec)
+        told["hit family"] = found
+    return found[1]
+
+
+def _without_names(plan: AttackPlan, *names: str) -> tuple[Any, ...]:
+    """The plan's fields but the `names` and its check's label (which names both), in their order: equal for
+    plans equal but for those names (what dataclasses.replace would compare, without making a plan)."""
+    check = plan.check
+    unlabelled = tuple(getattr(check, f) for f in _CHECK_FIELDS if f != "label")
+    return (names, unlabelled, *(getattr(plan, f) for f in _PLAN_FIELDS if f not in names and f != "check"))
+
+
+_PLAN_FIELDS = tuple(f.name for f in fields(AttackPlan))
+_CHECK_FIELDS = tuple(f.name for f in fields(Check))
+
+
+# (a plan without its names, id(ruleset)) -> (the ruleset, by face: the outcome and ATTACK event, None), and
+# (a plan without the attacker's name, id(ruleset), id(the defender's sheet)) -> (the ruleset, by dice and
+# the defender's state: the hit's events, the sheet): what is in the key by id is kept so that its id stays
+# its own; a family holds at most what its plans' accounts hold
+_FAMILIES: dict[tuple[Any, ...], tuple[Ruleset, dict[Any, Any] | None, Any]] = {}
+_FAMILIES_LIMIT = 1024
+_TOLD_LIMIT = 20_000  # entries in all families (each an event or a hit's two): then all are forgotten
+_told = 0
+
+
+def _tell(family: dict[Any, Any], key: Any, value: Any) -> None:
+    global _told
+    if _told >= _TOLD_LIMIT:
+        for _ruleset, faces, _sheet in _FAMILIES.values():
+            if faces is not None:
+                faces.clear()
+        _told = 0
+    _told += 1
+    family[key] = value
 
 
 def _damage_events(
@@ -156,7 +246,10 @@ def _damage_events(
     if recipe is None:  # not a plain sum: rolled the ordinary way
         return hit_damage_events(state, plan, outcome, DiceTape(dice), account)
     draw = dice.roll
-    faces = tuple(draw(sides, "damage") for count, sides in recipe for _ in range(count))
+    if len(recipe) == 1 and recipe[0][0] == 1:  # one die (most weapons): no generator
+        faces: tuple[int, ...] = (draw(recipe[0][1], "damage"),)
+    else:
+        faces = tuple(draw(sides, "damage") for count, sides in recipe for _ in range(count))
     defender = state.combatants[plan.defender]
     r = state.round
     key = ("hit", critical, faces, defender.hp, defender.subdual, defender.status)
@@ -164,7 +257,14 @@ def _damage_events(
     if found is None:
         base = told.get(key)
         if base is None:
-            base = tuple(hit_damage_events(state, plan, outcome, DiceTape(ScriptedDice(faces)), None))
+            family = _hit_family(plan, state.setup.ruleset, defender, told)
+            shared = family.get(key) if family is not None else None
+            if shared is not None:  # told for another attacker of the same plan on this defender
+                base = tuple(with_names(e, plan.attacker, e.target) for e in shared)
+            else:
+                base = tuple(hit_damage_events(state, plan, outcome, DiceTape(ScriptedDice(faces)), None))
+                if family is not None:
+                    _tell(family, key, base)
             resolve.keep_event(told, key, base, len(base))
         found = tuple(at_round(e, r) for e in base)
         resolve.keep_event(told, (key, r), found, len(found))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
@@ -123,9 +123,18 @@ class FightState:
 
     @classmethod
     def initial(cls, setup: Setup) -> FightState:
-        state = cls(setup)
+        if cls is not FightState:
+            state = cls(setup)
+        else:  # field for field what __init__ sets, without its keyword handling (one a fight)
+            state = object.__new__(FightState)
+            values = state.__dict__
+            values.update(_STATE_DEFAULTS)
+            for name, factory in _STATE_FACTORIES:
+                values[name] = factory()
+            values["setup"] = setup
+        people = state.combatants
         for spec in setup.combatants:
-            state.combatants[spec.name] = _new_combatant(spec, state)
+            people[spec.name] = _new_combatant(spec, state)
         return state
 
     # --- queries -------------------------------------------------------------------------------
@@ -204,6 +213,12 @@ class FightState:
             self.apply(e)
 
 
+_STATE_DEFAULTS = {f.name: f.default for f in fields(FightState) if f.init and f.default is not MISSING}
+_STATE_FACTORIES = tuple(
+    (f.name, f.default_factory) for f in fields(FightState) if f.init and f.default_factory is not MISSING
+)
+
+
 def _setup(state: FightState, e: Event) -> None:
     for name, hp in e.data["hp"].items():
         c = state.combatants[name]
@@ -237,9 +252,20 @@ def _round_start(state: FightState, e: Event) -> None:
 
 
 def _initiative(state: FightState, e: Event) -> None:
-    state.order = [list(slot) for slot in e.data["order"]]
-    if "rolls" in e.data:  # kept so a later re-order (a quick act's penalty, GAP-READY) can use them
-        state.rolls = {str(k): int(v) for k, v in e.data["rolls"].items()}
+    data = e.data
+    state.order = list(map(list, data["order"]))  # each slot copied (the event's lists stay the event's)
+    rolls = data.get("rolls")
+    if rolls is not None:  # kept so a later re-order (a quick act's penalty, GAP-READY) can use them
+        state.rolls = _names_to_faces(rolls)
+
+
+def _names_to_faces(rolls: Mapping[Any, Any]) -> dict[str, int]:
+    """A copy of the rolls as names and faces (an event read from a file may hold other types)."""
+    copied = dict(rolls)
+    for k, v in copied.items():
+        if k.__class__ is not str or v.__class__ is not int:
+            return {str(k): int(v) for k, v in rolls.items()}
+    return copied
 
 
 def _action(state: FightState, e: Event) -> None:

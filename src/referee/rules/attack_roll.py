@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from referee.checks import Modifier
 from referee.dice import DiceSource, parse_dice, roll
+from referee.rules import memo
 from referee.rules.attack import MAXIMUM_CRITICALS, AttackPlan, CriticalPlan, critical_bonus
 from referee.rules.options import CriticalHits, MissChanceDice
 
@@ -109,9 +110,30 @@ def scaled_dice(text: str, factor: int) -> str:
     return "+".join(parts).replace("+-", "-") or "0"
 
 
-def damage_recipe(plan: AttackPlan, critical: bool) -> tuple[str, bool, tuple[Modifier, ...]]:
+Recipe = tuple[str, bool, tuple[Modifier, ...]]
+
+
+def damage_recipe(plan: AttackPlan, critical: bool) -> Recipe:
     """What a hit's damage is made of: the dice to roll, whether they count at their maximum
-    (MF-CRIT-2, HR-HELPLESS-2), and the modifiers. Pure."""
+    (MF-CRIT-2, HR-HELPLESS-2), and the modifiers (ODD-ATK-2). Pure: worked out once per frozen plan and
+    critical, with the procedures it reads (unless the engine's caches are off)."""
+    if not memo.ENABLED:
+        return _damage_recipe(plan, critical)
+    key = (id(plan), critical, damage_expression, scaled_dice)
+    found = _RECIPES.get(key)
+    if found is None or found[0] is not plan:
+        if len(_RECIPES) >= 4096:
+            _RECIPES.clear()
+        found = _RECIPES[key] = (plan, _damage_recipe(plan, critical))
+    return found[1]
+
+
+# (id(plan), critical, the procedures) -> (the plan, its recipe): the plan is kept so that its id stays its own
+_RECIPES: dict[tuple[object, ...], tuple[AttackPlan, Recipe]] = {}
+
+
+def _damage_recipe(plan: AttackPlan, critical: bool) -> Recipe:
+    """The recipe worked out (ODD-ATK-2; a critical's maximum and bonus: MF-CRIT-2)."""
     mods = list(plan.damage.modifiers)
     text, factor = damage_expression(plan, critical)
     maximise = plan.damage.maximise or (critical and plan.critical.critical in MAXIMUM_CRITICALS)

@@ -149,7 +149,20 @@ def damage_base(plan: AttackPlan, critical: bool, dice: Sequence[DieRoll]) -> in
     expr, maximise, _ = attack_roll.damage_recipe(plan, critical)
     if maximise:
         return parse_dice(expr).maximum
-    return roll(expr, ScriptedDice([d.value for d in dice]), "damage").total
+    if not memo.ENABLED:
+        return roll(expr, ScriptedDice([d.value for d in dice]), "damage").total
+    faces = tuple(d.value for d in dice)
+    key = (expr, faces)  # the total of an expression's dice read from these faces: asked once
+    found = _BASES.get(key)
+    if found is None:
+        if len(_BASES) >= 8192:
+            _BASES.clear()
+        found = _BASES[key] = roll(expr, ScriptedDice(faces), "damage").total
+    return found
+
+
+# (a dice expression, the faces of its dice) -> its total
+_BASES: dict[tuple[str, tuple[int, ...]], int] = {}
 
 
 def damage_decisive(

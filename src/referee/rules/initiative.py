@@ -85,13 +85,21 @@ def roll_unit(
     (d10 - delay, Dex) so ties go to the higher Dex and equal Dex act together. Group (ODD-INIT-4):
     d10 for the side; key (d10,), ties act together (GAP-INIT-GROUP-TIE).
     """
-    if is_group(ruleset):
+    if ruleset.initiative is GROUP:  # is_group (ODD-INIT-4), asked without a call: once per unit and round
         face = dice.roll(10, f"initiative {unit}")
         return UnitRoll(unit, face, (face,))
     c = members[0]
     face = dice.roll(10, f"initiative {c.name}")
-    if not DELAY_RULES:
-        return _unit_roll(unit, face, (face, c.abilities.dexterity))
+    if not DELAY_RULES:  # frozen and the same for the same unit, face and Dex: made once
+        dex = c.abilities.dexterity
+        if not memo.ENABLED:
+            return _unit_roll(unit, face, (face, dex))
+        found = _UNIT_ROLLS.get((unit, face, dex))
+        if found is None:
+            if len(_UNIT_ROLLS) >= _ORDERS_LIMIT:
+                _UNIT_ROLLS.clear()
+            found = _UNIT_ROLLS[unit, face, dex] = _unit_roll(unit, face, (face, dex))
+        return found
     delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice))
     delay = sum(d[0] for d in delays) if delays else 0
     return UnitRoll(unit, face, (face - delay, c.abilities.dexterity), delays)
@@ -100,9 +108,15 @@ def roll_unit(
 def _unit_roll(unit: str, face: int, key: tuple[int, ...]) -> UnitRoll:
     """``UnitRoll(unit, face, key)`` without a frozen dataclass's per-field ``__setattr__`` (one per
     combatant and round)."""
-    made = object.__new__(UnitRoll)
-    made.__dict__.update(unit=unit, face=face, key=key, delays=())
+    made = _new(UnitRoll)
+    values = made.__dict__
+    values["unit"], values["face"], values["key"], values["delays"] = unit, face, key, ()
     return made
+
+
+_new = object.__new__
+# (unit, d10 face, Dex) -> its roll
+_UNIT_ROLLS: dict[tuple[str, int, int], UnitRoll] = {}
 
 
 def order_from_rolls(
@@ -118,7 +132,8 @@ def roll_initiative(
 ) -> Initiative:
     """Round `number`'s order for the active combatants (ODD-INIT-1..6): one :func:`roll_unit` per unit
     in file (or side) order, the slots, then first strike in the first round (ODD-INIT-5/6)."""
-    units, members, by_name, sheets = _units(ruleset, active, sides)
+    ids = tuple(map(id, active))
+    units, members, by_name, sheets = _units(ruleset, active, sides, ids)
     rolls = [roll_unit(ruleset, unit, sheets[unit], number, dice) for unit in units]
     first = number == 1 and bool(ruleset.first_strike_reach_size)
     if not memo.ENABLED or len(rolls) > _FEW_UNITS:
@@ -126,25 +141,31 @@ def roll_initiative(
     # the rest is a pure function of the rolls, the sheets and the procedures: worked out once for the
     # same rolls of the same sheets (a duel's hundred pairs of faces come up again and again; with more
     # units the same faces seldom come up twice, and asking would only cost)
+    # the rolls by id: a roll is kept per unit, face and Dex (roll_unit), and the entry keeps them (compared
+    # below), so an id in the key stays theirs; a roll made afresh (segment delays) only misses
     key = (
-        id(ruleset), tuple((r.unit, r.key, r.face, r.delays) for r in rolls), tuple(map(id, active)), first,
+        id(ruleset), tuple(map(id, rolls)), ids, first,
         order_from_rolls, apply_first_strike, explain_order,
     )  # fmt: skip
     found = _ORDERS.get(key)
-    if found is None or found[0] is not ruleset or found[1] != active:
+    if found is None or found[0] is not ruleset or found[1] != active or found[3] != rolls:
         if len(_ORDERS) >= _ORDERS_LIMIT:
             _ORDERS.clear()
-        found = _ORDERS[key] = (ruleset, list(active), _ordered(ruleset, rolls, members, by_name, first))
+        made = _ordered(ruleset, rolls, members, by_name, first)
+        found = _ORDERS[key] = (ruleset, list(active), made, rolls)
     return found[2]
 
 
 _Units = tuple[list[str], dict[str, list[str]], dict[str, Combatant], dict[str, list[Combatant]]]
 
 
-def _units(ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]) -> _Units:
+def _units(
+    ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str], ids: tuple[int, ...]
+) -> _Units:
     """Who rolls, whom each unit stands for (names and sheets) and the sheets by name: the same every round
-    while the same combatants stand, so worked out once for them (unless the engine's caches are off)."""
-    key = (id(ruleset), tuple(map(id, active)), tuple(sides))
+    while the same combatants stand (`ids`: theirs), so worked out once for them (unless the engine's
+    caches are off)."""
+    key = (id(ruleset), ids, tuple(sides))
     found = _UNITS.get(key) if memo.ENABLED else None
     if found is not None and found[0] is ruleset and found[1] == active:
         return found[2]
@@ -163,8 +184,8 @@ def _units(ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]) 
 _UNITS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], _Units]] = {}
 
 
-# the key above -> (the ruleset, the sheets, the answer): kept so that their ids stay theirs
-_ORDERS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], Initiative]] = {}
+# the key above -> (the ruleset, the sheets, the answer, the rolls): kept so that their ids stay theirs
+_ORDERS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], Initiative, list[UnitRoll]]] = {}
 _ORDERS_LIMIT = 4096
 _FEW_UNITS = 3
 
@@ -182,7 +203,11 @@ def _ordered(
     if first_round:
         order, moves = apply_first_strike(order, by_name)
     rule, notes = explain_order(ruleset, rolls, moves)
-    return Initiative(order, {r.unit: r.face for r in rolls}, moves, rule, notes)
+    made = _new(Initiative)  # Initiative(...) field for field, without the frozen per-field __setattr__
+    values = made.__dict__
+    values["order"], values["rolls"], values["first_strike"] = order, {r.unit: r.face for r in rolls}, moves
+    values["rule"], values["notes"] = rule, notes
+    return made
 
 
 def explain_order(
@@ -190,28 +215,63 @@ def explain_order(
 ) -> tuple[str, tuple[str, ...]]:
     """The rule that decided the order and the account's notes: a tie broken by Dex (ODD-INIT-2), equal
     rolls and Dex acting together (ODD-INIT-3; sides: GAP-INIT-GROUP-TIE), first strikes (ODD-INIT-5/6)."""
-    rule = "ODD-INIT-4" if is_group(ruleset) else "ODD-INIT-1"
+    grouped = is_group(ruleset)
+    rule = "ODD-INIT-4" if grouped else "ODD-INIT-1"
     notes: list[str] = []
     by_roll: dict[int, list[UnitRoll]] = {}
     for r in rolls:
         by_roll.setdefault(r.key[0], []).append(r)
     for tied in (group for group in by_roll.values() if len(group) > 1):
-        names = " = ".join(r.unit for r in tied)
-        if len(tied[0].key) > 1 and len({r.key for r in tied}) > 1:
+        by_dex, same, told = _tie(grouped, tied)
+        notes += told
+        if by_dex:
             rule = "ODD-INIT-2"
-            best_first = sorted(tied, key=lambda r: r.key, reverse=True)
-            dex = ", ".join(f"{r.unit} Dex {r.key[1]}" for r in best_first)
-            notes.append(f"tie {names} at {tied[0].key[0]}: higher Dex first ({dex}) [ODD-INIT-2]")
-        if len({r.key for r in tied}) < len(tied):
-            same = "GAP-INIT-GROUP-TIE" if is_group(ruleset) else "ODD-INIT-3"
+        if same is not None:
             rule = rule if rule == "ODD-INIT-2" else same
-            what = "the sides act" if is_group(ruleset) else "equal rolls and Dex act"
-            notes.append(f"tie {names} at {tied[0].key[0]}: {what} simultaneously [{same}]")
     for m in moves:
         notes.append(
             f"first strike: {m['actor']} acts before {m['before']} ({m['reason']}, round 1) [ODD-INIT-5, ODD-INIT-6]"
         )
     return rule, tuple(notes)
+
+
+def _tie(grouped: bool, tied: Sequence[UnitRoll]) -> tuple[bool, str | None, tuple[str, ...]]:
+    """One roll shared by several units: whether Dex broke it (ODD-INIT-2), the rule of those left acting
+    together (ODD-INIT-3, GAP-INIT-GROUP-TIE) and the notes; a pure function of the units and their keys,
+    told once for them (seven combatants' d10s tie most rounds, the same few ways)."""
+    key = (grouped, tuple((r.unit, r.key) for r in tied))
+    found = _TIES.get(key) if memo.ENABLED else None
+    if found is None:
+        found = _told_tie(grouped, tied)
+        if memo.ENABLED:
+            if len(_TIES) >= _ORDERS_LIMIT:
+                _TIES.clear()
+            _TIES[key] = found
+    return found
+
+
+def _told_tie(grouped: bool, tied: Sequence[UnitRoll]) -> tuple[bool, str | None, tuple[str, ...]]:
+    """A tie worked out: higher Dex first (ODD-INIT-2), equal keys act together (ODD-INIT-3; sides:
+    GAP-INIT-GROUP-TIE)."""
+    notes = []
+    names = " = ".join(r.unit for r in tied)
+    by_dex = len(tied[0].key) > 1 and len({r.key for r in tied}) > 1
+    if by_dex:
+        best_first = sorted(tied, key=lambda r: r.key, reverse=True)
+        dex = ", ".join(f"{r.unit} Dex {r.key[1]}" for r in best_first)
+        notes.append(f"tie {names} at {tied[0].key[0]}: higher Dex first ({dex}) [ODD-INIT-2]")
+    same = None
+    if len({r.key for r in tied}) < len(tied):
+        same = "GAP-INIT-GROUP-TIE" if grouped else "ODD-INIT-3"
+        what = "the sides act" if grouped else "equal rolls and Dex act"
+        notes.append(f"tie {names} at {tied[0].key[0]}: {what} simultaneously [{same}]")
+    return by_dex, same, tuple(notes)
+
+
+# (group initiative?, the tied units and their keys) -> what the tie decided and its notes
+_TIES: dict[
+    tuple[bool, tuple[tuple[str, tuple[int, ...]], ...]], tuple[bool, str | None, tuple[str, ...]]
+] = {}
 
 
 # --- the older building blocks (kept for their callers) ------------------------------------------------
