@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,27 @@ def referee(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
     )
+
+
+def environment_the_command_leaves(argv: list[str], name: str, given: str | None) -> str | None:
+    """The environment variable `name` as `referee.cli.main` leaves it for `argv`, in a fresh interpreter
+    where it starts as `given` (None: not set)."""
+    import os
+
+    script = (
+        "import os, sys\n"
+        "from referee.cli import main\n"
+        f"sys.argv = {['referee', *argv]!r}\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"print(repr(os.environ.get({name!r})))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != name}
+    if given is not None:
+        env[name] = given
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert done.stdout.strip(), done.stderr
+    left: str | None = ast.literal_eval(done.stdout.splitlines()[-1])  # the repr printed above
+    return left
 
 
 def angthar_data(goblins: int = 1, goblin_hp: int | None = 4, **extra: Any) -> dict[str, Any]:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import yaml
-from tests.conftest import EXAMPLES, angthar_data, referee
+from tests.conftest import EXAMPLES, angthar_data, environment_the_command_leaves, referee
 
 EXAMPLE = str(EXAMPLES / "angthar_and_the_goblins.yaml")
 
@@ -84,14 +82,5 @@ def test_schema_and_catalog() -> None:
 
 def test_the_command_does_not_look_for_pydantic_plugins_unless_asked() -> None:
     """Looking for plugins reads every installed package's metadata; the command's models use none."""
-    script = (
-        "import os, sys\n"
-        "from referee.cli import main\n"
-        "sys.argv = ['referee', '--version']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print(repr(os.environ['PYDANTIC_DISABLE_PLUGINS']))\n"
-    )
-    plain = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
-    for env, expected in ((plain, "'__all__'"), ({**plain, "PYDANTIC_DISABLE_PLUGINS": ""}, "''")):
-        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
-        assert done.stdout.splitlines()[-1] == expected, done.stderr
+    for given, expected in ((None, "__all__"), ("", "")):
+        assert environment_the_command_leaves(["--version"], "PYDANTIC_DISABLE_PLUGINS", given) == expected

@@ -145,13 +145,18 @@ def _dice_count(text: str | None) -> int:
     return sum(g.count for g in parse_dice(text).groups()) if text else 0
 
 
+def _rolled_hit_dice(combatants: Sequence[Any]) -> int:
+    """The hit dice rolled at the start of every fight: those of combatants without fixed hit points."""
+    return sum(_dice_count(c.hp_dice) for c in combatants if c.hp is None)
+
+
 def check_engine_dice(
     combatants: Sequence[Any], max_rounds: int, fights: int, what: str, hint: bool = True
 ) -> None:
     """The event engine rolls every die of every fight: each combatant's hit dice, and in each round
     at most its largest weapon's damage dice (doubled by a critical hit). Refuse a run whose dice, so
     bounded, are over the budget (a 1000d6 weapon played 10,000 times for 100 rounds is)."""
-    hit_dice = sum(_dice_count(c.hp_dice) for c in combatants if c.hp is None)
+    hit_dice = _rolled_hit_dice(combatants)
     damage = sum(max((_dice_count(w.damage) for w in c.weapons), default=0) for c in combatants)
     per_fight = hit_dice + 2 * damage * max_rounds
     total = per_fight * fights
@@ -169,7 +174,7 @@ def check_rolled_hit_dice(
     """Hit dice are rolled in every fight the event engine plays, however short: refuse many fights of
     combatants with many hit dice (a `1000d1000` monster in each fight of a search) by their total.
     `fewer(n)` says how to ask for less, given the fights that fit the budget."""
-    per_fight = sum(_dice_count(c.hp_dice) for c in combatants if c.hp is None)
+    per_fight = _rolled_hit_dice(combatants)
     total = per_fight * fights
     if total > MAX_ENGINE_DICE:
         fits = MAX_ENGINE_DICE // max(1, per_fight)

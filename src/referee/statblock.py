@@ -330,7 +330,7 @@ def _read_attacks(value: str, label: str) -> dict[str, Any]:
         if not piece:
             continue
         match = _ATTACK.match(piece)
-        damage = _DAMAGE.match(match.group(3).strip()) if match else None
+        damage = _dice_of_notation(match.group(3).strip()) if match else None
         if match is None or damage is None:
             raise StatBlockError(
                 f"stat block part {_part(label, value)!r}: attack {piece!r} is not like '2 × claw (1d4)'"
@@ -338,7 +338,7 @@ def _read_attacks(value: str, label: str) -> dict[str, Any]:
         count = int(match.group(1) or 1)
         if count < 1 or count > 12:
             raise StatBlockError(f"stat block part {_part(label, value)!r}: {count} attacks of one kind")
-        attacks.append(Attack(_weapon_name(match.group(2), count), damage.group(1).replace(" ", ""), count))
+        attacks.append(Attack(_weapon_name(match.group(2), count), damage, count))
     if not attacks:
         raise StatBlockError(f"stat block part {_part(label, value)!r}: no attacks")
     return {"attacks": _distinct(attacks)}
@@ -408,6 +408,7 @@ def _read_damage(value: str, label: str) -> dict[str, Any]:
 
 
 def _dice_of_notation(text: str) -> str | None:
+    """ "1d6", "2d4+1", "1d6 or by weapon", "1d4 + poison": the dice (words after them left out)."""
     match = _DAMAGE.match(text)
     return None if match is None else match.group(1).replace(" ", "")
 

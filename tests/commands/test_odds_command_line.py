@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.conftest import angthar_data
+from tests.conftest import angthar_data, environment_the_command_leaves
 
 from referee.commands.odds_command_line import read_command_line
 
@@ -140,17 +140,6 @@ def test_only_the_process_that_ends_freezes_what_the_answer_made(
 
 def test_referee_odds_runs_openblas_on_one_thread_unless_told() -> None:
     """The chain's matrices are small: BLAS threads cost CPU and give nothing (docs/architecture.md)."""
-    import os
-    import subprocess
-
-    script = (
-        "import os, sys\n"
-        "from referee.cli import main\n"
-        "sys.argv = ['referee', 'odds', 'no-such-file.yaml', '--fight']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print(repr(os.environ.get('OPENBLAS_NUM_THREADS')))\n"
-    )
-    plain = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    for env, expected in ((plain, "'1'"), ({**plain, "OPENBLAS_NUM_THREADS": "2"}, "'2'")):
-        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
-        assert done.stdout.splitlines()[-1] == expected, done.stderr
+    argv = ["odds", "no-such-file.yaml", "--fight"]
+    for given, expected in ((None, "1"), ("2", "2")):
+        assert environment_the_command_leaves(argv, "OPENBLAS_NUM_THREADS", given) == expected
