@@ -55,6 +55,8 @@ VECTORISED_CASES = {
     *(("preset_hr.yaml", preset) for preset in PRESETS),
     *(("mod_conditions.yaml", preset) for preset in PRESETS if preset != "mod"),
     *(("owlbear.yaml", preset) for preset in PRESETS),  # a routine, one attack at a time (ODD-ATK-3)
+    # drowning, an end of round that rolls dice, per round (MF-DROWN-2/3); under `mod` segment delays too
+    *(("underwater.yaml", preset) for preset in PRESETS if preset != "mod"),
 }  # fmt: skip
 # Small cases the exact odds refuse but the fast path carries: the free round of surprise (ODD-SURP-4),
 # armour damaged by criticals (HR-ARMDMG-1..4, the `hr` and `full` presets), subdual damage (GAP-SUBDUAL),
@@ -66,7 +68,7 @@ EXACT_REFUSES = {
     (example, preset) for example, preset in VECTORISED_CASES
     if preset in {"hr", "full"} or (example, preset) == ("house_rules_duel.yaml", "dac")
     or example in {"overbear.yaml", "owlbear.yaml", "preset_full.yaml", "preset_hr.yaml", "preset_mf.yaml",
-                   "pummel.yaml"}
+                   "pummel.yaml", "underwater.yaml"}
 }  # fmt: skip
 EXACT_COMBATANTS = 4  # the exact chain answers these in seconds (its real bound is odds.MAX_CELLS)
 EXACT_CASES = sorted(

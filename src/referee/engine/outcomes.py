@@ -17,7 +17,7 @@ the engine, here:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from types import MappingProxyType
@@ -229,14 +229,25 @@ def round_end_events(state: FightState, dice: DiceSource) -> list[Event]:
     """The engine's own end of round in `state` (a probe): its end-of-round hooks' events and the
     conditions that end with the round (``Fight.end_round``: a condition lasts to the end of round
     `until_round`)."""
+    return round_end_step(state)(dice)
+
+
+def round_end_step(state: FightState) -> Callable[[DiceSource], list[Event]]:
+    """:func:`round_end_events` in `state` as a step of dice alone (the fight around the probe made
+    once, for :func:`referee.chance.distribution` to walk)."""
     from referee.engine.fight import END_OF_ROUND, Fight
 
     fight = Fight(state.setup)
     fight.state = state
-    out: list[Event] = []
-    for hook in END_OF_ROUND:
-        out += hook(state, dice)
-    return out + fight._expiry_events(state.round)
+    hooks = tuple(END_OF_ROUND)
+
+    def step(dice: DiceSource) -> list[Event]:
+        out: list[Event] = []
+        for hook in hooks:
+            out += hook(state, dice)
+        return out + fight._expiry_events(state.round)
+
+    return step
 
 
 def attack_effects_distribution(

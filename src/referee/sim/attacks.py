@@ -39,6 +39,7 @@ from referee.files import Setup
 from referee.rules.attack import AttackPlan, plan_attack
 from referee.sim import routine_steps
 from referee.sim.deflections import check_who_spent, meets_own_deflections, padded
+from referee.sim.round_ends import RoundDraws
 from referee.sim.rounds import RoundVariants, scripted_target
 from referee.sim.states import States
 from referee.sim.tables import LEAF_LIMIT, SimOutcome, Unsupported
@@ -355,6 +356,7 @@ class AttackTables:
     # the deflections the attacker spent this round counted (a blow back meets them, MF-FUMBLE-2,
     # DAC-DEFL-3): the plans' U axis is (the target's count) * back_spent + (the attacker's)
     back_spent: int = 1
+    round_draws: RoundDraws | None = None  # ends of rounds that roll dice (MF-DROWN-2/3), per round
 
     @property
     def later(self) -> npt.NDArray[np.int32]:
@@ -436,6 +438,7 @@ def attack_tables(
     steps = plans[base_count:].reshape(-1, 2, *plans.shape[1:]) if len(phases) > base_count else None
     plans = plans[:base_count]
     round_end = states.round_end_table()
+    draws = states.round_draws()  # MF-DROWN-2/3: ends of rounds that roll dice, per round
     extra = len(rounds.firsts) - 2
     first = base_count - extra - 1
     if extra:  # a variant per set of tactics that apply (RoundVariants): round 1's plans among them
@@ -443,7 +446,7 @@ def attack_tables(
         plan_round = np.array(rounds.variant, dtype=np.int64)
         return AttackTables(
             np.ascontiguousarray(plans[: first + 1]), compiler.dists, True, attacker_states, round_end,
-            variants, plan_round, back_spent=len(grid),
+            variants, plan_round, back_spent=len(grid), round_draws=draws,
         )  # fmt: skip
     routine = (np.array(lengths, dtype=np.int64), None if steps is None else np.ascontiguousarray(steps))
     if (plans[first] == plans[0]).all():
@@ -451,7 +454,7 @@ def attack_tables(
     else:
         first_round = True
     return AttackTables(
-        plans, compiler.dists, first_round, attacker_states, round_end, None, None, *routine, len(grid)
+        plans, compiler.dists, first_round, attacker_states, round_end, None, None, *routine, len(grid), draws
     )
 
 

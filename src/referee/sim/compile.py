@@ -108,6 +108,13 @@ class Compiled:
     # the deflections the attacker spent this round, counted where a blow back meets them (MF-FUMBLE-2,
     # DAC-DEFL-3): the plans' deflection axis is (the target's count) * back_spent + (the attacker's)
     back_spent: int = 1
+    # MF-DROWN-2/3: ends of rounds that roll dice, per round: (max_rounds + 1, C, W, standing 0/1) → a
+    # table of `end_table` of outcome codes, each the state it leaves (`end_state`) and the status code
+    # (`end_status`, -1: unchanged); None: the ends of rounds are `round_end`'s (no dice)
+    end_draw: npt.NDArray[np.int32] | None = None
+    end_table: Packed = field(default_factory=lambda: Packed.of([]))
+    end_state: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
+    end_status: npt.NDArray[np.int32] = field(default_factory=lambda: np.full(1, -1, np.int32))
 
     @property
     def first_round(self) -> npt.NDArray[np.bool_] | None:
@@ -159,12 +166,12 @@ def check_supported(setup: Setup) -> None:
         if c.position is not None:
             raise Unsupported("grid positions (movement and distance change during the fight)")
     state = outcomes.probe_state(setup)
-    for hooks in (fight_module.START_OF_ROUND, fight_module.END_OF_ROUND):
-        for round_hook in hooks:
-            if _rolls_dice(partial(round_hook, state)):
-                raise Unsupported(f"a round hook rolls dice ({round_hook.__name__})")
-            if round_hook(state, chance.PrefixDice([])):
-                raise Unsupported(f"a round hook acts in this encounter ({round_hook.__name__})")
+    # the ends of rounds are the states' (sim/states.py): carried per round where they roll dice
+    for round_hook in fight_module.START_OF_ROUND:
+        if _rolls_dice(partial(round_hook, state)):
+            raise Unsupported(f"a round hook rolls dice ({round_hook.__name__})")
+        if round_hook(state, chance.PrefixDice([])):
+            raise Unsupported(f"a round hook acts in this encounter ({round_hook.__name__})")
 
 
 def _rolls_dice(step: Callable[[DiceSource], object]) -> bool:
@@ -272,6 +279,8 @@ def compile_setup(setup: Setup) -> Compiled:
     lows, statuses, sub_size = _status_tables(setup, hp, every, dists)
     status_names = list(dict.fromkeys([hit_points.ACTIVE, *(s for row in statuses for s in row)]))
     knockout_code = _knockout_codes(setup, status_names)  # may add a status (before the tables of them)
+    draws = tables.round_draws
+    end_status = [] if draws is None else [_status_code(status_names, s) for s in draws.status]
     procedures.check_target_choice([c.name for c in combatants], lows, statuses, sub_size)
     status_values = np.array([status_names.index(s) for row in statuses for s in row], dtype=np.int8)
     return Compiled(
@@ -294,7 +303,7 @@ def compile_setup(setup: Setup) -> Compiled:
         may_act=procedures.may_act_table(status_names),
         end_code=procedures.end_table(sides, setup.max_rounds, free is not None),
         max_rounds=setup.max_rounds,
-        exact=hp.exact and dmg.exact and init.exact,
+        exact=hp.exact and dmg.exact and init.exact and (draws is None or draws.table.exact),
         may_wait=bool((plans[:, enemy] < 0).any()),
         side_rows=side_rows,
         first_strike=_first_strike(setup),
@@ -324,7 +333,20 @@ def compile_setup(setup: Setup) -> Compiled:
         else np.ones(len(combatants), np.int64),
         step_plans=tables.step_plans,
         back_spent=tables.back_spent,
+        end_draw=None if draws is None else draws.index,
+        end_table=Packed.of([]) if draws is None else draws.table,
+        end_state=np.zeros(1, np.int32) if draws is None else draws.next_state,
+        end_status=np.array(end_status or [-1], dtype=np.int32),
     )
+
+
+def _status_code(status_names: list[str], status: str | None) -> int:
+    """The code of a status an end of round leaves (MF-DROWN-3: dead), added if new; -1: unchanged."""
+    if status is None:
+        return -1
+    if status not in status_names:
+        status_names.append(status)
+    return status_names.index(status)
 
 
 def _as_phases(steps: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:

@@ -78,6 +78,8 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.plan_round if c.plan_round is not None else np.zeros(c.max_rounds + 1, np.int64),
         c.routine_len, c.step_plans,  # None: no routine (numba prunes the steps' branches away)
         c.back_spent,
+        c.end_draw,  # None: no end of round rolls dice (numba prunes its branch away)
+        c.end_table.values, c.end_table.off, c.end_table.size, c.end_state, c.end_status,
         tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -103,7 +105,9 @@ def _play_fights(  # one loop nest, kept together for the compiler
     out_subdual_back: Any, sub_size: Any,
     has_first_plans: bool, first_plans: Any, out_wear_back: Any, attacker_states: int, ticks: bool,
     round_end: Any, scripted: Any, out_knockout: Any, knockout_code: Any, has_round_plans: bool,
-    round_plans: Any, plan_round: Any, routine_len: Any, step_plans: Any, back_spent: int, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+    round_plans: Any, plan_round: Any, routine_len: Any, step_plans: Any, back_spent: int,
+    end_draw: Any, end_values: Any, end_off: Any, end_size: Any, end_state: Any, end_status: Any,
+    wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
     """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights).
 
@@ -366,6 +370,26 @@ def _play_fights(  # one loop nest, kept together for the compiler
                                     best_of[side] = min(best_of[side], tkey[j])
                         if code[a] != 0 and downed[a] < 0:
                             downed[a] = p
+            if end_draw is not None:  # an end of round that rolls dice (MF-DROWN-2/3), per round
+                left = 0
+                for s in range(sides):
+                    left += best_of[s] < nobody
+                if left > 1:  # the engine ends a fight at the action that leaves one side: no end of round
+                    for j in range(count):
+                        t = np.uint64(end_draw[round_no, j, wear[j], 1 if code[j] == 0 else 0])
+                        o = end_values[np.uint64(end_off[t])]
+                        if end_size[t] > 1:
+                            state += GAMMA
+                            o = end_values[np.uint64(end_off[t] + _pick(state, end_size[t]))]
+                        wear[j] = end_state[np.uint64(o)]
+                        if end_status[np.uint64(o)] >= 0:  # MF-DROWN-3: drowned
+                            code[j] = end_status[np.uint64(o)]
+                            tkey[j] = nobody
+                            side = np.uint64(side_of[j])
+                            best_of[side] = nobody
+                            for q in range(side_lo[side], side_hi[side]):
+                                if side_of[q] == side:
+                                    best_of[side] = min(best_of[side], tkey[q])
             if ticks:  # conditions that end with the round
                 for j in range(count):
                     wear[j] = round_end[j, wear[j]]

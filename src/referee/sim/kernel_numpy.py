@@ -64,23 +64,44 @@ def simulate_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally:
         free = c.free_round
         verdict_code = sample(free.table, np.zeros(n, np.int64), rng.random(n))
         _play_round(c, fights, rng, 0, (free.acts[verdict_code].T, free.surprised[verdict_code].T))
-        _round_end(c, fights, free.played[verdict_code])
+        _round_end(c, fights, rng, 0, free.played[verdict_code])
         _finish(c, fights, tally, 0, free.played[verdict_code])
     while fights.size:
         round_no += 1
         _play_round(c, fights, rng, round_no)
-        _round_end(c, fights)
+        _round_end(c, fights, rng, round_no)
         _finish(c, fights, tally, round_no)
     return tally
 
 
-def _round_end(c: Compiled, fights: _Fights, played: npt.NDArray[np.bool_] | None = None) -> None:
-    """Each combatant's state after the round (Compiled.round_end: conditions that end with it);
-    `played`: the fights that played this round (the free round is not played in every fight)."""
+def _round_end(
+    c: Compiled, fights: _Fights, rng: np.random.Generator, round_no: int,
+    played: npt.NDArray[np.bool_] | None = None,
+) -> None:  # fmt: skip
+    """Each combatant's state after the round (Compiled.round_end: conditions that end with it; or
+    drawn from Compiled.end_draw's tables, MF-DROWN-2/3); `played`: the fights that played this round
+    (the free round is not played in every fight)."""
+    if c.end_draw is not None:
+        _drawn_round_end(c, fights, rng, round_no)
+        return
     if c.round_end is None:
         return
     after = c.round_end[np.arange(c.count)[:, None], fights.wear]
     fights.wear = np.ascontiguousarray(after if played is None else np.where(played, after, fights.wear))
+
+
+def _drawn_round_end(c: Compiled, fights: _Fights, rng: np.random.Generator, round_no: int) -> None:
+    """MF-DROWN-2/3: each combatant's end of round drawn from its table for the round, its state and
+    standing, in the fights where more than one side stands (the engine ends the others at the action)."""
+    active = fights.code == 0
+    going = np.stack([active[lo:hi].any(axis=0) for lo, hi in c.side_rows]).sum(axis=0) > 1
+    which = c.end_draw[round_no, np.arange(c.count)[:, None], fights.wear, active.astype(np.int64)]  # type: ignore[index]
+    drawn = sample(c.end_table, which, rng.random(which.shape))
+    fights.wear = np.ascontiguousarray(np.where(going, c.end_state[drawn], fights.wear))
+    status = c.end_status[drawn]
+    falls = going & (status >= 0)
+    fights.code[falls] = status[falls]
+    fights.keyed[falls] = NOBODY
 
 
 def _finish(

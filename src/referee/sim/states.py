@@ -12,6 +12,8 @@ round (:func:`outcomes.round_end_events`: the engine's end-of-round hooks and th
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import numpy.typing as npt
 
@@ -20,6 +22,7 @@ from referee.engine import outcomes
 from referee.engine.events import EventType
 from referee.engine.fight import START_OF_ROUND
 from referee.files import Setup
+from referee.sim import round_ends
 from referee.sim.tables import Unsupported
 
 MAX_STATES = 24  # states of one kind of combatant the tables may carry (HR-ARMDMG-1..4, conditions)
@@ -40,6 +43,14 @@ class States:
         }
         self._after: dict[tuple[str, int, outcomes.StateEvents], int] = {}
         self._round_end: dict[tuple[str, int], int] = {}
+        # MF-DROWN-2/3: an end of round that rolls dice (or reads the round) is compiled per round
+        self.per_round = round_ends.rolls_at_round_end(setup)
+        self._ends: dict[tuple[str, int], round_ends.RoundEnds] = {}
+        if self.per_round and setup.surprise is not None:
+            raise Unsupported(
+                "the end of a round rolls dice (drowning, MF-DROWN-2) and the fight may begin with a free"
+                " round of surprise (ODD-SURP-4)"
+            )
         if setup.surprise is not None:
             for name, mark in ((n, self.lists[k][0]) for k, n in self.first_name.items()):
                 if any(left is not None for _, left, _ in mark[3]):
@@ -95,6 +106,10 @@ class States:
                 raise Unsupported(
                     f"a round hook acts when {name} is {_described(marks[name])} ({hook.__name__})"
                 )
+        if self.per_round:
+            self.ends(kind, state)
+            self._round_end[(kind, state)] = state  # the per-round tables say where it goes
+            return state
         dice = chance.PrefixDice([])
         ended = outcomes.round_end_events(probe, dice)
         if dice.faces or any(e.type is not EventType.CONDITION or e.data.get("added", True) for e in ended):
@@ -103,6 +118,43 @@ class States:
         found = self.index(kind, outcomes.mark_of(probe[name], PROBE_ROUND + 1))
         self._round_end[(kind, state)] = found
         return found
+
+    def ends(self, kind: str, state: int) -> round_ends.RoundEnds:
+        """MF-DROWN-2/3: per round 1..max_rounds, down and standing, the distribution of (the state a
+        combatant of `kind` in `state` is left in, its status) after the engine's end of that round."""
+        found = self._ends.get((kind, state))
+        if found is not None:
+            return found
+        name, mark = self.first_name[kind], self.lists[kind][state]
+        made = []
+        for number in range(1, self.setup.max_rounds + 1):
+            pair = []
+            for standing in (False, True):
+                try:
+                    dist = round_ends.round_end_distribution(self.setup, name, mark, number, standing)
+                except chance.TooManyOutcomes as exc:
+                    raise Unsupported(str(exc)) from None
+                moved: dict[tuple[int, str | None], Fraction] = {}
+                for (key, status), p in dist.items():
+                    after = self._folded(kind, state, number, key)
+                    moved[(after, status)] = moved.get((after, status), Fraction(0)) + p
+                pair.append(moved)
+            made.append((pair[0], pair[1]))
+        self._ends[(kind, state)] = found = tuple(made)
+        return found
+
+    def _folded(self, kind: str, state: int, number: int, key: outcomes.StateEvents) -> int:
+        if not key:
+            return state
+        mark = round_ends.folded(self.setup, self.first_name[kind], self.lists[kind][state], number, key)
+        return self.index(kind, mark)
+
+    def round_draws(self) -> round_ends.RoundDraws | None:
+        """The ends of rounds per round (MF-DROWN-2/3), or None: they are :meth:`round_end_table`'s."""
+        if not self.per_round:
+            return None
+        ends = {kind: [self.ends(kind, w) for w in range(len(states))] for kind, states in self.lists.items()}
+        return round_ends.round_draws(self.kinds, self.widest(), ends)
 
     def close_rounds(self) -> None:
         """The end-of-round move of every state known (which may add states)."""
@@ -113,7 +165,10 @@ class States:
                 w += 1
 
     def round_end_table(self) -> npt.NDArray[np.int32] | None:
-        """(C, W): each combatant's state after the end of a round, or None where no state changes then."""
+        """(C, W): each combatant's state after the end of a round, or None where no state changes then
+        (or the ends of rounds are compiled per round, :meth:`round_draws`)."""
+        if self.per_round:
+            return None
         width = self.widest()
         table = np.tile(np.arange(width, dtype=np.int32), (len(self.names), 1))
         for i, kind in enumerate(self.kinds):
