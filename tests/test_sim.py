@@ -200,6 +200,7 @@ def test_wilson_interval() -> None:
         ("owlbear.yaml", "mf"),  # a routine that moves on, stopped by a blow back (ODD-ATK-3, MF-FUMBLE-2)
         ("owlbear.yaml", "dac"),  # a routine's attacks spend deflections (ODD-ATK-3, DAC-DEFL-3)
         ("underwater.yaml", "odd"),  # drowning: an end of round that rolls dice (MF-DROWN-2/3)
+        ("mod_conditions.yaml", "mod"),  # segment delays: keys drawn per state (GAP-SEGMENTS)
         (
             "house_rules_duel.yaml",
             "dac",

@@ -53,10 +53,10 @@ VECTORISED_CASES = {
     *(("fog_and_cover.yaml", preset) for preset in PRESETS),
     *(("house_rules_duel.yaml", preset) for preset in PRESETS),
     *(("preset_hr.yaml", preset) for preset in PRESETS),
-    *(("mod_conditions.yaml", preset) for preset in PRESETS if preset != "mod"),
+    *(("mod_conditions.yaml", preset) for preset in PRESETS),  # under `mod` segment delays (GAP-SEGMENTS)
     *(("owlbear.yaml", preset) for preset in PRESETS),  # a routine, one attack at a time (ODD-ATK-3)
     # drowning, an end of round that rolls dice, per round (MF-DROWN-2/3); under `mod` segment delays too
-    *(("underwater.yaml", preset) for preset in PRESETS if preset != "mod"),
+    *(("underwater.yaml", preset) for preset in PRESETS),
 }  # fmt: skip
 # Small cases the exact odds refuse but the fast path carries: the free round of surprise (ODD-SURP-4),
 # armour damaged by criticals (HR-ARMDMG-1..4, the `hr` and `full` presets), subdual damage (GAP-SUBDUAL),

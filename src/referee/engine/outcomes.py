@@ -225,6 +225,23 @@ def mark_events(state: FightState, name: str, mark: Mark) -> list[Event]:
     return out
 
 
+def round_start_events(state: FightState, dice: DiceSource) -> list[Event]:
+    """The engine's own start of round in `state` (a probe whose round has just begun), applied to it:
+    the initiative event and its start-of-round hooks' events (``Fight.start_round``: a segment delay
+    re-makes the order, GAP-SEGMENTS)."""
+    from referee.engine.fight import START_OF_ROUND, Fight
+
+    fight = Fight(state.setup)
+    fight.state = state
+    out = [fight._initiative_event(state.round, dice)]
+    state.apply(out[0])
+    for hook in START_OF_ROUND:
+        found = hook(state, dice)
+        state.apply_all(found)
+        out += found
+    return out
+
+
 def round_end_events(state: FightState, dice: DiceSource) -> list[Event]:
     """The engine's own end of round in `state` (a probe): its end-of-round hooks' events and the
     conditions that end with the round (``Fight.end_round``: a condition lasts to the end of round

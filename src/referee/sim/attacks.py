@@ -357,6 +357,7 @@ class AttackTables:
     # DAC-DEFL-3): the plans' U axis is (the target's count) * back_spent + (the attacker's)
     back_spent: int = 1
     round_draws: RoundDraws | None = None  # ends of rounds that roll dice (MF-DROWN-2/3), per round
+    states: States | None = None  # the combatants' states the tables were compiled for
 
     @property
     def later(self) -> npt.NDArray[np.int32]:
@@ -446,7 +447,7 @@ def attack_tables(
         plan_round = np.array(rounds.variant, dtype=np.int64)
         return AttackTables(
             np.ascontiguousarray(plans[: first + 1]), compiler.dists, True, attacker_states, round_end,
-            variants, plan_round, back_spent=len(grid), round_draws=draws,
+            variants, plan_round, back_spent=len(grid), round_draws=draws, states=states,
         )  # fmt: skip
     routine = (np.array(lengths, dtype=np.int64), None if steps is None else np.ascontiguousarray(steps))
     if (plans[first] == plans[0]).all():
@@ -454,7 +455,17 @@ def attack_tables(
     else:
         first_round = True
     return AttackTables(
-        plans, compiler.dists, first_round, attacker_states, round_end, None, None, *routine, len(grid), draws
+        plans,
+        compiler.dists,
+        first_round,
+        attacker_states,
+        round_end,
+        None,
+        None,
+        *routine,
+        len(grid),
+        draws,
+        states,
     )
 
 

@@ -5,9 +5,10 @@ resolution of an attack (:mod:`referee.sim.attacks`); the kernels only look thin
 and add. The free round of surprise is a table of who is surprised (:mod:`referee.sim.surprise`)
 and attacks compiled in the free round. Combatants' states — armour damaged by criticals, conditions
 that come and go, starting ones that end — are the states of :mod:`referee.sim.states`, moved by the
-engine's own events. Encounters the tables cannot express (positions, holds, routines that move on to
-another target, hooks that act or roll dice at the start or end of a round, ...) raise
-:class:`Unsupported`, and the event engine plays them instead.
+engine's own events; an end of round that rolls dice (drowning) is drawn per round
+(:mod:`referee.sim.round_ends`), segment delays per state (:mod:`referee.sim.delays`). Encounters the
+tables cannot express (positions, holds, hooks that act or roll dice at the start of a round other than
+segment delays, ...) raise :class:`Unsupported`, and the event engine plays them instead.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from referee.engine import outcomes
 from referee.files import Setup
 from referee.rules import hit_points
 from referee.rules.options import FinishFallen
-from referee.sim import first_strike, procedures
+from referee.sim import delays, first_strike, procedures
 from referee.sim.attacks import OUTCOME_FIELDS, attack_tables
 from referee.sim.rounds import scripted_target
+from referee.sim.states import CARRIED_START_HOOKS
 from referee.sim.surprise import FreeRound, free_round_tables
 from referee.sim.tables import IntArray, Packed, SimOutcome, Unsupported, offsets, to_table
 
@@ -112,6 +114,9 @@ class Compiled:
     # table of `end_table` of outcome codes, each the state it leaves (`end_state`) and the status code
     # (`end_status`, -1: unchanged); None: the ends of rounds are `round_end`'s (no dice)
     end_draw: npt.NDArray[np.int32] | None = None
+    # GAP-SEGMENTS: (variant, unit = combatant, its state) → table in `init` where segment delays act
+    # (a combatant's conditions delay it), else None (`init_index` alone)
+    init_state: IntArray | None = None
     end_table: Packed = field(default_factory=lambda: Packed.of([]))
     end_state: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(1, np.int32))
     end_status: npt.NDArray[np.int32] = field(default_factory=lambda: np.full(1, -1, np.int32))
@@ -167,7 +172,7 @@ def check_supported(setup: Setup) -> None:
             raise Unsupported("grid positions (movement and distance change during the fight)")
     state = outcomes.probe_state(setup)
     # the ends of rounds are the states' (sim/states.py): carried per round where they roll dice
-    for round_hook in fight_module.START_OF_ROUND:
+    for round_hook in (h for h in fight_module.START_OF_ROUND if h not in CARRIED_START_HOOKS):
         if _rolls_dice(partial(round_hook, state)):
             raise Unsupported(f"a round hook rolls dice ({round_hook.__name__})")
         if round_hook(state, chance.PrefixDice([])):
@@ -267,6 +272,11 @@ def compile_setup(setup: Setup) -> Compiled:
     if free is not None and len(combatants) > 62:
         raise Unsupported("surprise with more than 62 combatants")
     tables = attack_tables(setup, enemy, free.reachable() if free is not None else None)
+    delayed = (
+        None if tables.states is None else delays.initiative_by_state(setup, tables.states, init_round, group)
+    )
+    if delayed is not None:  # GAP-SEGMENTS: each key drawn per state (its conditions' delays)
+        init = delayed[0]
     plans, dists = tables.plans, tables.dists
     plan_index = tables.later
     outcome_code: dict[SimOutcome, int] = {}
@@ -334,6 +344,7 @@ def compile_setup(setup: Setup) -> Compiled:
         step_plans=tables.step_plans,
         back_spent=tables.back_spent,
         end_draw=None if draws is None else draws.index,
+        init_state=None if delayed is None else delayed[1],
         end_table=Packed.of([]) if draws is None else draws.table,
         end_state=np.zeros(1, np.int32) if draws is None else draws.next_state,
         end_status=np.array(end_status or [-1], dtype=np.int32),

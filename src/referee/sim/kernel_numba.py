@@ -80,6 +80,7 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.back_spent,
         c.end_draw,  # None: no end of round rolls dice (numba prunes its branch away)
         c.end_table.values, c.end_table.off, c.end_table.size, c.end_state, c.end_status,
+        c.init_state,  # None: no segment delays (GAP-SEGMENTS; numba prunes its branch away)
         tally.wins, tally.rounds, tally.alive, tally.standing, tally.hp_left,
     )  # fmt: skip
     return tally
@@ -107,7 +108,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     round_end: Any, scripted: Any, out_knockout: Any, knockout_code: Any, has_round_plans: bool,
     round_plans: Any, plan_round: Any, routine_len: Any, step_plans: Any, back_spent: int,
     end_draw: Any, end_values: Any, end_off: Any, end_size: Any, end_state: Any, end_status: Any,
-    wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
+    init_state: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
     """Play `n` fights and add them to the tally arrays; returns (draws, round-limit fights).
 
@@ -194,6 +195,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                         if rolled[unit] != serial:  # a unit rolls when its first active member is met
                             rolled[unit] = serial
                             t = np.uint64(init_index[variant, unit])
+                            if init_state is not None:  # GAP-SEGMENTS: its key as its state delays it
+                                t = np.uint64(init_state[variant, unit, wear[j]])
                             state += GAMMA
                             drawn[unit] = init_values[np.uint64(init_off[t] + _pick(state, init_size[t]))]
                         keys[present] = drawn[unit]

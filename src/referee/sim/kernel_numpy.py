@@ -130,7 +130,7 @@ def _play_round(
     flat_code = fights.code.reshape(-1)
     rows = np.arange(m, dtype=np.int32)
     if free is None:
-        actor_at, slot_first = _initiative(c, fights.code == 0, rng, round_no)
+        actor_at, slot_first = _initiative(c, fights.code == 0, rng, round_no, fights.wear)
         first = c.first_plan_index if round_no == 1 else None  # a scripted first action
         plans, caught = (first if first is not None else c.plan_index), None
         if c.round_plans is not None and c.plan_round is not None:  # tactics that apply in some rounds
@@ -305,24 +305,33 @@ def _preferred_target(c: Compiled, keyed: npt.NDArray[np.int64]) -> npt.NDArray[
     return out
 
 
-def unit_keys(c: Compiled, round_no: int, rng: np.random.Generator, m: int) -> npt.NDArray[np.int32]:
-    """Each initiative unit's key rank (U, m), drawn from its table for this round."""
+def unit_keys(
+    c: Compiled, round_no: int, rng: np.random.Generator, m: int, wear: npt.NDArray[np.int32] | None = None
+) -> npt.NDArray[np.int32]:
+    """Each initiative unit's key rank (U, m), drawn from its table for this round (GAP-SEGMENTS: and for
+    its state, `wear`, where segment delays act: the units are the combatants then)."""
     tables = c.init_index[c.init_round[round_no]]
     out = np.empty((c.units, m), dtype=np.int32)
     for u in range(c.units):
-        out[u] = sample(c.init, tables[u], rng.random(m))
+        which = (
+            tables[u]
+            if c.init_state is None or wear is None
+            else c.init_state[c.init_round[round_no], u][wear[u]]
+        )
+        out[u] = sample(c.init, which, rng.random(m))
     return out
 
 
 def _initiative(
-    c: Compiled, active: npt.NDArray[np.bool_], rng: np.random.Generator, round_no: int
-) -> tuple[Any, Any]:
+    c: Compiled, active: npt.NDArray[np.bool_], rng: np.random.Generator, round_no: int,
+    wear: npt.NDArray[np.int32] | None = None,
+) -> tuple[Any, Any]:  # fmt: skip
     """Order of action: the highest key first, equal keys in one slot, file order inside a slot.
 
     Returns, per position (C, m), the combatant acting there and the first position of its slot. In
     round 1 those with first strike then move before the enemies they strike first (ODD-INIT-5/6)."""
     count, m = active.shape
-    drawn = unit_keys(c, round_no, rng, m)
+    drawn = unit_keys(c, round_no, rng, m, wear)
     keys = drawn[c.unit_of]
     keys[~active] = 0  # below every rank: those down act in no slot
     order = order_by_sorting(keys) if count > PAIRWISE_LIMIT else order_pairwise(keys)

@@ -18,13 +18,16 @@ import numpy as np
 import numpy.typing as npt
 
 from referee import chance
-from referee.engine import outcomes
+from referee.engine import conditions, outcomes
 from referee.engine.events import EventType
 from referee.engine.fight import START_OF_ROUND
 from referee.files import Setup
 from referee.sim import round_ends
 from referee.sim.tables import Unsupported
 
+# Start-of-round hooks the tables carry (sim/delays.py: the order segment delays re-make is the
+# initiative tables'); any other that acts or rolls dice is refused
+CARRIED_START_HOOKS = frozenset({conditions.segment_delays})
 MAX_STATES = 24  # states of one kind of combatant the tables may carry (HR-ARMDMG-1..4, conditions)
 PROBE_ROUND = 2  # the round the probes are made in: a state counts a condition's end from its round
 
@@ -100,7 +103,7 @@ class States:
         name = self.first_name[kind]
         marks = {name: self.lists[kind][state]}
         probe = outcomes.probe_state(self.setup, number=PROBE_ROUND, marks=marks)
-        for hook in START_OF_ROUND:
+        for hook in (h for h in START_OF_ROUND if h not in CARRIED_START_HOOKS):
             dice = chance.PrefixDice([])
             if hook(probe, dice) or dice.faces:
                 raise Unsupported(
