@@ -57,7 +57,7 @@ def key_distribution(
 def initiative_by_state(
     setup: Setup, states: States, round_variant: IntArray, group: bool
 ) -> tuple[Packed, IntArray] | None:
-    """Where segment delays act (some combatant in some state is delayed): the key tables, and per
+    """GAP-SEGMENTS: where segment delays act (some combatant in some state is delayed): the key tables, and per
     (round's variant, combatant, state) the table of its key; None where no delay ever acts."""
     if setup.ruleset.initiative is not Initiative.SEGMENTS_WITH_DELAYS:
         return None

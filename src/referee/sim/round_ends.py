@@ -106,7 +106,7 @@ class RoundDraws:
 
 
 def round_draws(kinds: Sequence[str], width: int, ends: Mapping[str, Sequence[RoundEnds]]) -> RoundDraws:
-    """:class:`RoundDraws` from `ends[kind][state][round - 1][standing]`, each a distribution of (next
+    """MF-DROWN-2/3: :class:`RoundDraws` from `ends[kind][state][round - 1][standing]`, each a distribution of (next
     state, status); a state a kind never reaches is never looked up (it holds the first state's)."""
     codes: dict[tuple[int, str | None], int] = {}
     shared: dict[tuple[tuple[int, Fraction], ...], int] = {}
