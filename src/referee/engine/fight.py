@@ -185,6 +185,11 @@ class Fight:
         """ODD-ROUND-4: a new round with fresh initiative (ODD-INIT-1..6)."""
         if self.needs() != "round":
             raise IllegalActionError(f"cannot start a round now (the fight needs: {self.needs()})")
+        return self.open_round(dice, caches.late("registry").START_OF_ROUND)
+
+    def open_round(self, dice: DiceSource, hooks: Iterable[RoundHook]) -> list[Event]:
+        """The round start of :meth:`start_round` when the fight needs one, with these start-of-round hooks
+        (the lane leaves out those that cannot answer in its fights, engine/lane.py)."""
         number = self.state.round + 1
         apply, log = self.state.apply, self.events.append
         marker = _round_marker(EventType.ROUND_START, number)
@@ -194,7 +199,7 @@ class Fight:
         apply(order)
         log(order)
         added = [marker, order]
-        for hook in caches.late("registry").START_OF_ROUND:
+        for hook in hooks:
             found = hook(self.state, dice)
             if found:
                 added += self.push(found)
@@ -247,13 +252,18 @@ class Fight:
         """Conditions that last to the end of the round expire; the round ends; maybe the fight does."""
         if self.needs() not in {"end_round", "action"}:
             raise IllegalActionError(f"cannot end the round now (the fight needs: {self.needs()})")
+        return self.close_round(dice, caches.late("registry").END_OF_ROUND)
+
+    def close_round(self, dice: DiceSource, hooks: Iterable[RoundHook], expiry: bool = True) -> list[Event]:
+        """The round end of :meth:`end_round` when it may be taken, with these end-of-round hooks and
+        conditions expiring unless `expiry` is off (the lane, when nobody has a condition, engine/lane.py)."""
         number = self.state.round
         added: list[Event] = []
-        for hook in caches.late("registry").END_OF_ROUND:
+        for hook in hooks:
             found = hook(self.state, dice)
             if found:
                 added += self.push(found)
-        expired = self._expiry_events(number)
+        expired = self._expiry_events(number) if expiry else None
         if expired:
             added += self.push(expired)
         marker = _round_marker(EventType.ROUND_END, number)
@@ -279,8 +289,10 @@ class Fight:
         state = self.state
         if state.phase == "over":
             return []
-        if not round_over and state.several_sides_standing():
-            return []  # turns.goes_on: nothing else can end the fight now
+        if state.several_sides_standing() and turns.goes_on(
+            2, round_over, state.round < self.setup.max_rounds
+        ):
+            return []  # nothing else can end the fight now
         standing = state.sides_standing()
         if turns.goes_on(len(standing), round_over):
             return []

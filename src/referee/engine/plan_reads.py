@@ -189,13 +189,14 @@ class _Path:
         # arguments, frozen the same way
         self.plain = all(who is not None for who, _name, _args in asks)
         self.methods = tuple(name in _METHODS for _who, name, _args in asks)
+        self.reads = tuple((who, name, args, name in _METHODS) for who, name, args in asks)
 
     def answers(self, state: FightState) -> tuple[Hashable, ...] | None:
         try:
             if self.plain:
                 people = state.combatants
                 out = []
-                for (who, name, args), method in zip(self.asks, self.methods, strict=True):
+                for who, name, args, method in self.reads:
                     value = getattr(people[who], name)  # type: ignore[index]
                     if method:
                         value = value(*args)
@@ -240,6 +241,14 @@ def recorded_plan(
     key = declaration(ctx)
     if key is None:
         return plan(ctx)
+    return declared_plan(ctx, key, plan)
+
+
+def declared_plan(
+    ctx: AttackContext, key: Hashable, plan: Callable[[AttackContext], AttackPlan] = _plan_attack
+) -> AttackPlan:
+    """:func:`recorded_plan` of `ctx` whose :func:`declaration` is `key` (not None): the lane keeps the key
+    with the context it made, engine/lane.py."""
     assert isinstance(ctx.state, FightState)
     state = ctx.state
     paths = _kept.get(key, ())
