@@ -269,38 +269,43 @@ def _names_to_faces(rolls: Mapping[Any, Any]) -> dict[str, int]:
 
 
 def _action(state: FightState, e: Event) -> None:
-    if "joins" in e.data:  # a latecomer (engine/table_actions.py) becomes part of the fight
+    data, actor = e.data, e.actor
+    if "joins" in data:  # a latecomer (engine/table_actions.py) becomes part of the fight
         from referee.engine.table_actions import fold_join
 
         fold_join(state, e)
-    if e.actor is None or e.data.get("free", False):
+    if actor is None or data.get("free", False):
         return
-    state.acted.add(e.actor)
-    slot = state.slot_of(e.actor)
+    state.acted.add(actor)
+    slot = turns.slot_index(state.order, actor)
     if slot != state.current_slot:
         state.current_slot = slot
         state.may_act_though_down = set()
-    if e.data.get("kind") == "charge" or e.data.get("charge"):
-        state.combatants[e.actor].last_charge_round = e.round
-    moved = e.data.get("moved")
+    get = data.get
+    if get("kind") == "charge" or get("charge"):
+        state.combatants[actor].last_charge_round = e.round
+    moved = get("moved")
     if moved:
-        state.combatants[e.actor].moved_this_round += int(moved)
-    closed = e.data.get("closed")
+        state.combatants[actor].moved_this_round += int(moved)
+    closed = get("closed")
     if closed:
-        state.combatants[e.actor].closed += int(closed)
-    if e.data.get("position") is not None:
-        x, y = e.data["position"]
-        state.combatants[e.actor].position = (int(x), int(y))
+        state.combatants[actor].closed += int(closed)
+    position = get("position")
+    if position is not None:
+        x, y = position
+        state.combatants[actor].position = (int(x), int(y))
 
 
 def _attack(state: FightState, e: Event) -> None:
-    if e.target is None or e.actor is None:
+    actor, name = e.actor, e.target
+    if name is None or actor is None:
         return
-    target = state.combatants[e.target]
-    if e.actor not in target.attackers_this_round:
-        target.attackers_this_round.append(e.actor)
-    if e.data.get("deflection_used"):
-        target.deflections_used += int(e.data["deflection_used"])
+    target = state.combatants[name]
+    if actor not in target.attackers_this_round:
+        target.attackers_this_round.append(actor)
+    used = e.data.get("deflection_used")
+    if used:
+        target.deflections_used += int(used)
 
 
 def _damage(state: FightState, e: Event) -> None:

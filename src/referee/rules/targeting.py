@@ -24,8 +24,8 @@ def target_priority(hp: int, subdual: int, file_index: int) -> tuple[int, int]:
 
 def choose_target(candidates: Sequence[tuple[str, int, int, int]]) -> str | None:
     """The default target among (name, hp, subdual, file index) of the living enemies; None if none."""
-    if not candidates:
-        return None
+    if len(candidates) < 2:  # none, or the one enemy left (a duel): no priorities to compare
+        return candidates[0][0] if candidates else None
     return min(candidates, key=lambda c: target_priority(c[1], c[2], c[3]))[0]
 
 
