@@ -24,7 +24,7 @@ tests/engine/test_engine_caches.py compares every example both ways.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from referee.dice import DiceSource
@@ -73,9 +73,10 @@ class Lane:
             c.name: weapon_choices(c) for c in setup.combatants if len(c.attacks) <= 1
         }
         self.forms: dict[tuple[str, str | None, str, int], tuple[Weapon, AttackForm] | None] = {}
-        # (attacker, weapon, defender, distance) -> the context last made for it (its fight's) and its
-        # declaration (plan_reads.declaration, the key its plans are kept under)
-        self.contexts: dict[tuple[str, str | None, str, int], tuple[AttackContext, Hashable]] = {}
+        # (attacker, weapon, defender, distance) -> the context last made for it (its fight's) and the
+        # number its plans are kept under (plan_reads.declared_number)
+        self.contexts: dict[tuple[str, str | None, str, int], tuple[AttackContext, int | None]] = {}
+        self.numbers: dict[tuple[str, str | None, str, int], int | None] = {}
         self.start_hooks, self.quiet_end_hooks = _round_hooks(setup)
 
     def step(self, fight: Fight, dice: DiceSource) -> bool:
@@ -123,10 +124,9 @@ class Lane:
                     continue
                 # the same declaration in the same fight: the same frozen context (it reads the state live)
                 ctx = _context(state, attacker, defender, found[0], found[1], distance)
-                declared = plan_reads.declaration(ctx)
                 if len(contexts) >= 4096:
                     contexts.clear()
-                made = contexts[key] = (ctx, declared)
+                made = contexts[key] = (ctx, self.number(key, ctx))
             try:
                 declared = made[1]
                 plan = (
@@ -139,6 +139,19 @@ class Lane:
             fight.push_step(plain_attack_events(state, ctx, plan, dice))
             return True
         return False  # no legal attack: closing in or a refusal, the ordinary step's
+
+    def number(self, key: tuple[str, str | None, str, int], ctx: AttackContext) -> int | None:
+        """The number the plans of `ctx` are kept under (:func:`plan_reads.declared_number`): the same in
+        every fight of the setup, as its declaration is (the setup, the sheets, the weapon, the form and
+        the distance of `key`, no situation, no charge, not free)."""
+        found = self.numbers.get(key, _MISSING)
+        if found is _MISSING:
+            declaration = plan_reads.declaration(ctx)
+            found = None if declaration is None else plan_reads.declared_number(ctx, declaration)
+            if len(self.numbers) >= 4096:
+                self.numbers.clear()
+            self.numbers[key] = found
+        return found  # type: ignore[return-value]
 
     def form(
         self, attacker: CombatantState, weapon: str | None, target: str, distance: int
@@ -155,6 +168,7 @@ class Lane:
                 found = None
             if len(self.forms) >= 4096:
                 self.forms.clear()
+                self.numbers.clear()  # their declarations name the weapons kept here
             self.forms[key] = found
         return found  # type: ignore[return-value]
 

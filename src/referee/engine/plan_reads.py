@@ -15,6 +15,7 @@ unknown kind of value) makes the plan not kept at all. Equal plans are kept as o
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
@@ -213,7 +214,7 @@ class _Path:
 _METHODS = frozenset(name for name in dir(CombatantState) if callable(getattr(CombatantState, name, None)))
 
 
-_kept: dict[Hashable, list[_Path]] = {}
+_kept: dict[int, list[_Path]] = {}  # by the declaration's number
 _PATHS = 8  # different question lists kept for one declaration
 _ANSWERS = 512  # different fights' answers kept for one question list
 _BUDGET = 20_000  # plans kept in all (then all are forgotten: memory stays bounded, a few tens of MB)
@@ -241,14 +242,31 @@ def recorded_plan(
     key = declaration(ctx)
     if key is None:
         return plan(ctx)
-    return declared_plan(ctx, key, plan)
+    return declared_plan(ctx, declared_number(ctx, key), plan)
+
+
+def declared_number(ctx: AttackContext, key: Hashable) -> int:
+    """The number the plans of declaration `key` (of `ctx`) are kept under: the declaration hashed once (its
+    form and situation hash through Python code), so that the lane, which keeps the number with the context
+    it made (engine/lane.py), looks its plans up by a number. Numbers are never reused."""
+    found = _NUMBERS.get(key)
+    if found is None:
+        if len(_NUMBERS) >= _BUDGET:
+            _NUMBERS.clear()
+        # the objects whose ids are in the key, kept so that the ids stay theirs
+        alive = (ctx.state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon)
+        found = _NUMBERS[key] = (next(_NUMBERING), alive)
+    return found[0]
+
+
+_NUMBERS: dict[Hashable, tuple[int, tuple[object, ...]]] = {}
+_NUMBERING = itertools.count()
 
 
 def declared_plan(
-    ctx: AttackContext, key: Hashable, plan: Callable[[AttackContext], AttackPlan] = _plan_attack
+    ctx: AttackContext, key: int, plan: Callable[[AttackContext], AttackPlan] = _plan_attack
 ) -> AttackPlan:
-    """:func:`recorded_plan` of `ctx` whose :func:`declaration` is `key` (not None): the lane keeps the key
-    with the context it made, engine/lane.py."""
+    """:func:`recorded_plan` of `ctx` whose declaration's number is `key` (:func:`declared_number`)."""
     assert isinstance(ctx.state, FightState)
     state = ctx.state
     paths = _kept.get(key, ())
@@ -280,7 +298,7 @@ def declared_plan(
 
 
 def _keep(
-    key: Hashable, reads: list[Read], result: AttackPlan | IllegalActionError, alive: tuple[object, ...]
+    key: int, reads: list[Read], result: AttackPlan | IllegalActionError, alive: tuple[object, ...]
 ) -> None:
     global _count
     if _count >= _BUDGET:
@@ -322,5 +340,6 @@ def forget() -> None:
     """Forget every kept plan (tests; the budget spent)."""
     global _count
     _kept.clear()
+    _NUMBERS.clear()
     _PLANS.clear()
     _count = 0
