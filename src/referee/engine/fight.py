@@ -125,8 +125,9 @@ class Fight:
         rolled = tape.take()
         if not memo.ENABLED:
             return self._made_setup_event(hp, rolled)
-        # the same set-up and dice: the same event (a duel's goblin has six ways to begin)
-        key = (id(setup), len(setup.combatants), rolled, tuple(hp.values()))
+        # the same set-up and dice: the same event (a duel's goblin has six ways to begin); the dice by id
+        # (one record per die, dice.die_roll; the event kept holds them, so their ids stay theirs)
+        key = (id(setup), len(setup.combatants), tuple(map(id, rolled)), tuple(hp.values()))
         found = _SETUPS.get(key)
         if found is None or found[0] is not setup:
             if len(_SETUPS) >= 4096:
@@ -213,8 +214,9 @@ class Fight:
         told = found.__dict__.get("_told")  # an order kept for the same rolls: its event made once
         if told is not None and told[0] == rolled:
             return at_round(told[1], number)
-        text = " > ".join("=".join(slot) for slot in found.order)
-        text += "".join(f"; {note}" for note in found.notes)  # Dex ties, simultaneous slots, first strikes
+        text = " > ".join(["=".join(slot) for slot in found.order])
+        for note in found.notes:  # Dex ties, simultaneous slots, first strikes
+            text += f"; {note}"
         made = event(
             EventType.INITIATIVE, number, dice=rolled, rule=found.rule, text=f"initiative: {text}",
             data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},
@@ -367,7 +369,7 @@ class Fight:
 def _round_marker(kind: EventType, number: int) -> Event:
     """The ROUND_START (ODD-ROUND-1) or ROUND_END event of round `number`: frozen and the same in every
     fight, so made once per round number."""
-    key = (kind, number)
+    key = (kind, number)  # an EventType hashes as its string (cached)
     found = _MARKERS.get(key)
     if found is None:
         if len(_MARKERS) >= 4096:

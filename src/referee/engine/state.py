@@ -104,6 +104,27 @@ def _new_combatant(spec: Combatant, fight: FightState) -> CombatantState:
     return made
 
 
+def _first_values(setup: Setup) -> list[tuple[str, dict[str, Any]]]:
+    """Each combatant's name and the fields :func:`_new_combatant` gives it but those made by a factory and
+    the fight: the same in every fight of `setup` (its frozen sheets), so worked out once per setup."""
+    found = _FIRST.get(id(setup))
+    if found is None or found[0] is not setup:
+        if len(_FIRST) >= 64:
+            _FIRST.clear()
+        made = []
+        for spec in setup.combatants:
+            values = dict(_DEFAULTS)
+            values["spec"], values["position"] = spec, spec.position
+            values["name"], values["side"] = spec.name, spec.side  # what __post_init__ sets
+            made.append((spec.name, values))
+        found = _FIRST[id(setup)] = (setup, made)
+    return found[1]
+
+
+# id(setup) -> (the setup, its combatants' first values): the setup is kept so that its id stays its own
+_FIRST: dict[int, tuple[Setup, list[tuple[str, dict[str, Any]]]]] = {}
+
+
 @dataclass
 class FightState:
     """Where a fight stands. Change it only through :meth:`apply`."""
@@ -133,8 +154,19 @@ class FightState:
                 values[name] = factory()
             values["setup"] = setup
         people = state.combatants
-        for spec in setup.combatants:
-            people[spec.name] = _new_combatant(spec, state)
+        if cls is not FightState or CombatantState.__post_init__ is not _POST_INIT:
+            for spec in setup.combatants:
+                people[spec.name] = _new_combatant(spec, state)
+            return state
+        new = object.__new__
+        for name, first in _first_values(setup):  # _new_combatant's fields, the sheet's part kept per setup
+            made = new(CombatantState)
+            values = made.__dict__
+            values.update(first)
+            for field_name, factory in _FACTORIES:
+                values[field_name] = factory()
+            values["fight"] = state
+            people[name] = made
         return state
 
     # --- queries -------------------------------------------------------------------------------
@@ -213,6 +245,7 @@ class FightState:
             self.apply(e)
 
 
+_POST_INIT = CombatantState.__post_init__
 _STATE_DEFAULTS = {f.name: f.default for f in fields(FightState) if f.init and f.default is not MISSING}
 _STATE_FACTORIES = tuple(
     (f.name, f.default_factory) for f in fields(FightState) if f.init and f.default_factory is not MISSING
