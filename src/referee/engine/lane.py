@@ -130,7 +130,7 @@ class Lane:
             try:
                 declared = made[1]
                 plan = (
-                    plan_reads.declared_plan(ctx, declared)
+                    plan_reads.declared_plan(ctx, declared, quiet=True)  # _quiet(state) above
                     if declared is not None
                     else plan_reads.recorded_plan(ctx)
                 )

@@ -191,6 +191,32 @@ class _Path:
         self.plain = all(who is not None for who, _name, _args in asks)
         self.methods = tuple(name in _METHODS for _who, name, _args in asks)
         self.reads = tuple((who, name, args, name in _METHODS) for who, name, args in asks)
+        # where nobody has a condition or a grid position (the lane's steps, engine/lane.py), a read of
+        # `conditions` answers the empty mapping and one of `position` None: only the others are asked
+        known = {"conditions": _EMPTY, "position": None}
+        self.quiet = [known.get(name, _ASK) for _who, name, _args in asks]
+        self.quiet_reads = tuple(
+            (i, who, name, args, method)
+            for i, (who, name, args, method) in enumerate(self.reads)
+            if self.quiet[i] is _ASK
+        )
+
+    def quiet_answers(self, state: FightState) -> tuple[Hashable, ...] | None:
+        """:meth:`answers` in a state where no combatant has a condition or a grid position."""
+        if not self.plain:
+            return self.answers(state)
+        try:
+            people = state.combatants
+            out = self.quiet.copy()
+            for i, who, name, args, method in self.quiet_reads:
+                value = getattr(people[who], name)  # type: ignore[index]
+                if method:
+                    value = value(*args)
+                kind = value.__class__
+                out[i] = value if kind in _PLAIN else _EMPTY if kind is dict and not value else freeze(value)
+            return tuple(out)
+        except Exception:  # a question this fight cannot answer: this path is not the one taken here
+            return None
 
     def answers(self, state: FightState) -> tuple[Hashable, ...] | None:
         try:
@@ -211,6 +237,7 @@ class _Path:
             return None
 
 
+_ASK = object()  # a read to ask of the fight (in _Path.quiet)
 _METHODS = frozenset(name for name in dir(CombatantState) if callable(getattr(CombatantState, name, None)))
 
 
@@ -264,14 +291,19 @@ _NUMBERING = itertools.count()
 
 
 def declared_plan(
-    ctx: AttackContext, key: int, plan: Callable[[AttackContext], AttackPlan] = _plan_attack
+    ctx: AttackContext,
+    key: int,
+    plan: Callable[[AttackContext], AttackPlan] = _plan_attack,
+    quiet: bool = False,
 ) -> AttackPlan:
-    """:func:`recorded_plan` of `ctx` whose declaration's number is `key` (:func:`declared_number`)."""
+    """:func:`recorded_plan` of `ctx` whose declaration's number is `key` (:func:`declared_number`);
+    `quiet`: no combatant of the fight has a condition or a grid position (the lane checked)."""
     assert isinstance(ctx.state, FightState)
     state = ctx.state
     paths = _kept.get(key, ())
     for path in paths:
-        found = path.by_answers.get(path.answers(state) or ())
+        answers = path.quiet_answers(state) if quiet else path.answers(state)
+        found = path.by_answers.get(answers or ())
         if found is not None:
             if isinstance(found, IllegalActionError):
                 raise raised_afresh(found)
