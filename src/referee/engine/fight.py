@@ -45,7 +45,8 @@ class Fight:
         self.setup = setup
         self.state = FightState.initial(setup)
         self.events: list[Event] = []
-        self.push(events)
+        if events:  # a new fight (most) has none yet: nothing to apply
+            self.push(events)
 
     # --- the one door ------------------------------------------------------------------------------
 
@@ -115,7 +116,9 @@ class Fight:
         if self.has_begun():
             raise IllegalActionError("the fight has already begun")
         added = self.push([self._setup_event(dice)])
-        added += self.push(self._surprise_events(dice))
+        surprise = self._surprise_events(dice)
+        if surprise:
+            added += self.push(surprise)
         return added
 
     def _setup_event(self, dice: DiceSource) -> Event:
