@@ -426,6 +426,11 @@ def roll(expr: DiceExpr | str, source: DiceSource, purpose: str = "") -> RollRes
     plain = parsed.plain
     if plain is not None:  # a plain sum: each group's dice in turn, as the tree walk would ask for them
         draw = source.roll
+        groups = plain[0]
+        if len(groups) == 1 and groups[0][0] == 1:  # one die (a hit die, a weapon's): no lists
+            sides = groups[0][1]
+            face = draw(sides, purpose)
+            return RollResult(face + plain[1], (die_roll(sides, face, purpose),))
         rolled = [
             die_roll(sides, draw(sides, purpose), purpose) for count, sides in plain[0] for _ in range(count)
         ]

@@ -45,7 +45,8 @@ class Fight:
         self.setup = setup
         self.state = FightState.initial(setup)
         self.events: list[Event] = []
-        self.push(events)
+        if events:  # a new fight (most) has none yet: nothing to apply
+            self.push(events)
 
     # --- the one door ------------------------------------------------------------------------------
 
@@ -115,7 +116,9 @@ class Fight:
         if self.has_begun():
             raise IllegalActionError("the fight has already begun")
         added = self.push([self._setup_event(dice)])
-        added += self.push(self._surprise_events(dice))
+        surprise = self._surprise_events(dice)
+        if surprise:
+            added += self.push(surprise)
         return added
 
     def _setup_event(self, dice: DiceSource) -> Event:
@@ -125,8 +128,9 @@ class Fight:
         rolled = tape.take()
         if not memo.ENABLED:
             return self._made_setup_event(hp, rolled)
-        # the same set-up and dice: the same event (a duel's goblin has six ways to begin)
-        key = (id(setup), len(setup.combatants), rolled, tuple(hp.values()))
+        # the same set-up and dice: the same event (a duel's goblin has six ways to begin); the dice by id
+        # (one record per die, dice.die_roll; the event kept holds them, so their ids stay theirs)
+        key = (id(setup), len(setup.combatants), tuple(map(id, rolled)), tuple(hp.values()))
         found = _SETUPS.get(key)
         if found is None or found[0] is not setup:
             if len(_SETUPS) >= 4096:
@@ -185,6 +189,11 @@ class Fight:
         """ODD-ROUND-4: a new round with fresh initiative (ODD-INIT-1..6)."""
         if self.needs() != "round":
             raise IllegalActionError(f"cannot start a round now (the fight needs: {self.needs()})")
+        return self.open_round(dice, caches.late("registry").START_OF_ROUND)
+
+    def open_round(self, dice: DiceSource, hooks: Iterable[RoundHook]) -> list[Event]:
+        """The round start of :meth:`start_round` when the fight needs one, with these start-of-round hooks
+        (the lane leaves out those that cannot answer in its fights, engine/lane.py)."""
         number = self.state.round + 1
         apply, log = self.state.apply, self.events.append
         marker = _round_marker(EventType.ROUND_START, number)
@@ -194,7 +203,7 @@ class Fight:
         apply(order)
         log(order)
         added = [marker, order]
-        for hook in caches.late("registry").START_OF_ROUND:
+        for hook in hooks:
             found = hook(self.state, dice)
             if found:
                 added += self.push(found)
@@ -208,8 +217,9 @@ class Fight:
         told = found.__dict__.get("_told")  # an order kept for the same rolls: its event made once
         if told is not None and told[0] == rolled:
             return at_round(told[1], number)
-        text = " > ".join("=".join(slot) for slot in found.order)
-        text += "".join(f"; {note}" for note in found.notes)  # Dex ties, simultaneous slots, first strikes
+        text = " > ".join(["=".join(slot) for slot in found.order])
+        for note in found.notes:  # Dex ties, simultaneous slots, first strikes
+            text += f"; {note}"
         made = event(
             EventType.INITIATIVE, number, dice=rolled, rule=found.rule, text=f"initiative: {text}",
             data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},
@@ -247,13 +257,18 @@ class Fight:
         """Conditions that last to the end of the round expire; the round ends; maybe the fight does."""
         if self.needs() not in {"end_round", "action"}:
             raise IllegalActionError(f"cannot end the round now (the fight needs: {self.needs()})")
+        return self.close_round(dice, caches.late("registry").END_OF_ROUND)
+
+    def close_round(self, dice: DiceSource, hooks: Iterable[RoundHook], expiry: bool = True) -> list[Event]:
+        """The round end of :meth:`end_round` when it may be taken, with these end-of-round hooks and
+        conditions expiring unless `expiry` is off (the lane, when nobody has a condition, engine/lane.py)."""
         number = self.state.round
         added: list[Event] = []
-        for hook in caches.late("registry").END_OF_ROUND:
+        for hook in hooks:
             found = hook(self.state, dice)
             if found:
                 added += self.push(found)
-        expired = self._expiry_events(number)
+        expired = self._expiry_events(number) if expiry else None
         if expired:
             added += self.push(expired)
         marker = _round_marker(EventType.ROUND_END, number)
@@ -279,8 +294,10 @@ class Fight:
         state = self.state
         if state.phase == "over":
             return []
-        if not round_over and state.several_sides_standing():
-            return []  # turns.goes_on: nothing else can end the fight now
+        if state.several_sides_standing() and turns.goes_on(
+            2, round_over, state.round < self.setup.max_rounds
+        ):
+            return []  # nothing else can end the fight now
         standing = state.sides_standing()
         if turns.goes_on(len(standing), round_over):
             return []
@@ -355,7 +372,7 @@ class Fight:
 def _round_marker(kind: EventType, number: int) -> Event:
     """The ROUND_START (ODD-ROUND-1) or ROUND_END event of round `number`: frozen and the same in every
     fight, so made once per round number."""
-    key = (kind, number)
+    key = (kind, number)  # an EventType hashes as its string (cached)
     found = _MARKERS.get(key)
     if found is None:
         if len(_MARKERS) >= 4096:

@@ -28,8 +28,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from referee.dice import DiceSource
-from referee.engine import plan_reads, registry, tactics
+from referee.engine import conditions, house, odd_hooks, odd_tactics, plan_reads, registry, tactics
 from referee.engine.actions import Action, Attack
+from referee.engine.caches import late
 from referee.engine.odd_tactics import NO_SITUATION
 from referee.engine.plain_attack import plain_attack_events, unreplaced
 from referee.engine.resolve import attack_form, off_grid_gap, resolve_attack
@@ -40,10 +41,12 @@ from referee.model import Weapon
 from referee.rules import memo, targeting
 from referee.rules.context import AttackContext, AttackForm
 from referee.rules.options import FinishFallen
+from referee.rules.options import Initiative as InitiativeOption
 from referee.setup import Setup
 
 if TYPE_CHECKING:
     from referee.engine.fight import Fight
+    from referee.engine.registry import RoundHook
 
 # The lists the reasons above were checked against: a list changed since (a test, a plug-in) turns the
 # lane off for every setup, and the ordinary step plays.
@@ -53,6 +56,8 @@ _CHECKED = (
     registry.AFTER_ACTION,
     registry.RETARGET_RULES,
     registry.FORM_RULES,
+    registry.START_OF_ROUND,
+    registry.END_OF_ROUND,
 )
 
 
@@ -68,8 +73,11 @@ class Lane:
             c.name: weapon_choices(c) for c in setup.combatants if len(c.attacks) <= 1
         }
         self.forms: dict[tuple[str, str | None, str, int], tuple[Weapon, AttackForm] | None] = {}
-        # (attacker, weapon, defender, distance) -> the context last made for it (its fight's)
-        self.contexts: dict[tuple[str, str | None, str, int], AttackContext] = {}
+        # (attacker, weapon, defender, distance) -> the context last made for it (its fight's) and the
+        # number its plans are kept under (plan_reads.declared_number)
+        self.contexts: dict[tuple[str, str | None, str, int], tuple[AttackContext, int | None]] = {}
+        self.numbers: dict[tuple[str, str | None, str, int], int | None] = {}
+        self.start_hooks, self.quiet_end_hooks = _round_hooks(setup)
 
     def step(self, fight: Fight, dice: DiceSource) -> bool:
         """Take the fight's next step when it is a plain attack, a round's start or its end (True); else
@@ -78,17 +86,20 @@ class Lane:
         if state.phase != "rounds" or not memo.ENABLED or state.setup is not self.setup:
             if state.phase == "setup" and memo.ENABLED and state.setup is self.setup:
                 if fight.events:  # begun, no free round: the first round (what Fight.step takes then)
-                    fight.start_round(dice)
+                    fight.open_round(dice, self.start_hooks)
                 else:
                     fight.begin(dice)
                 return True
             return False  # the end, or a setup changed since (a latecomer)
         if not state.order and not state.free_round:
-            fight.start_round(dice)  # what Fight.step takes then, without asking again what is needed
+            fight.open_round(dice, self.start_hooks)  # what Fight.step takes then, without asking again
             return True
         actor = state.next_actor()
         if actor is None:
-            fight.end_round(dice)
+            if _quiet(state):  # no condition to answer to or to expire
+                fight.close_round(dice, self.quiet_end_hooks, expiry=False)
+            else:
+                fight.close_round(dice, late("registry").END_OF_ROUND)
             return True
         weapons = self.weapons.get(actor)
         if weapons is None or not _quiet(state):
@@ -101,10 +112,10 @@ class Lane:
         contexts = self.contexts
         for weapon in weapons:
             key = (actor, weapon, target, distance)
-            ctx = contexts.get(key)
+            made = contexts.get(key)
             if (
-                ctx is None
-                or ctx.state is not state
+                made is None
+                or (ctx := made[0]).state is not state
                 or ctx.attacker is not attacker
                 or ctx.defender is not defender
             ):
@@ -115,14 +126,32 @@ class Lane:
                 ctx = _context(state, attacker, defender, found[0], found[1], distance)
                 if len(contexts) >= 4096:
                     contexts.clear()
-                contexts[key] = ctx
+                made = contexts[key] = (ctx, self.number(key, ctx))
             try:
-                plan = plan_reads.recorded_plan(ctx)
+                declared = made[1]
+                plan = (
+                    plan_reads.declared_plan(ctx, declared, quiet=True)  # _quiet(state) above
+                    if declared is not None
+                    else plan_reads.recorded_plan(ctx)
+                )
             except IllegalActionError:
                 continue
             fight.push_step(plain_attack_events(state, ctx, plan, dice))
             return True
         return False  # no legal attack: closing in or a refusal, the ordinary step's
+
+    def number(self, key: tuple[str, str | None, str, int], ctx: AttackContext) -> int | None:
+        """The number the plans of `ctx` are kept under (:func:`plan_reads.declared_number`): the same in
+        every fight of the setup, as its declaration is (the setup, the sheets, the weapon, the form and
+        the distance of `key`, no situation, no charge, not free)."""
+        found = self.numbers.get(key, _MISSING)
+        if found is _MISSING:
+            declaration = plan_reads.declaration(ctx)
+            found = None if declaration is None else plan_reads.declared_number(ctx, declaration)
+            if len(self.numbers) >= 4096:
+                self.numbers.clear()
+            self.numbers[key] = found
+        return found  # type: ignore[return-value]
 
     def form(
         self, attacker: CombatantState, weapon: str | None, target: str, distance: int
@@ -139,6 +168,7 @@ class Lane:
                 found = None
             if len(self.forms) >= 4096:
                 self.forms.clear()
+                self.numbers.clear()  # their declarations name the weapons kept here
             self.forms[key] = found
         return found  # type: ignore[return-value]
 
@@ -174,6 +204,26 @@ def _context(
 
 
 _MISSING = object()
+
+
+def _round_hooks(setup: Setup) -> tuple[tuple[RoundHook, ...], tuple[RoundHook, ...]]:
+    """The start-of-round hooks that may answer in the lane's fights of `setup`, and the end-of-round ones
+    while nobody has a condition: scripted charges answer only to a `tactic` (ODD-CHARGE-1; the lane's
+    setups have none), segment delays only under `initiative = segments_with_delays` (GAP-SEGMENTS), a
+    garrotte's count (HR-GARROTE-2) and a hold without its holder (ODD-GRAP-3) only to those conditions."""
+    segments = setup.ruleset.initiative is InitiativeOption.SEGMENTS_WITH_DELAYS
+    start = tuple(
+        hook
+        for hook in registry.START_OF_ROUND
+        if hook is not odd_tactics.declare_scripted_charges
+        and (segments or hook is not conditions.segment_delays)
+    )
+    end = tuple(
+        hook
+        for hook in registry.END_OF_ROUND
+        if hook is not house.garrotte_end_of_round and hook is not odd_hooks.holds_without_holder
+    )
+    return start, end
 
 
 def _quiet(state: FightState) -> bool:
@@ -213,6 +263,8 @@ def _unchanged() -> bool:
         and registry.AFTER_ACTION is checked[2]
         and registry.RETARGET_RULES is checked[3]
         and registry.FORM_RULES is checked[4]
+        and registry.START_OF_ROUND is checked[5]
+        and registry.END_OF_ROUND is checked[6]
         and _resolver() is resolve_attack
     )
 

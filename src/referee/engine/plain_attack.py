@@ -262,10 +262,34 @@ def _damage_events(
             if shared is not None:  # told for another attacker of the same plan on this defender
                 base = tuple(with_names(e, plan.attacker, e.target) for e in shared)
             else:
-                base = tuple(hit_damage_events(state, plan, outcome, DiceTape(ScriptedDice(faces)), None))
+                base = tuple(_told_hit(state, plan, outcome, defender, faces, told))
                 if family is not None:
                     _tell(family, key, base)
             resolve.keep_event(told, key, base, len(base))
         found = tuple(at_round(e, r) for e in base)
         resolve.keep_event(told, (key, r), found, len(found))
     return list(found)
+
+
+def _told_hit(
+    state: FightState,
+    plan: AttackPlan,
+    outcome: attack_roll.AttackOutcome,
+    defender: CombatantState,
+    faces: tuple[int, ...],
+    told: dict[Any, Any],
+) -> list[Event]:
+    """A hit's events for these faces on the defender as it stands: the damage rolled from the faces
+    (:func:`attack_roll.roll_damage`) and its account (:func:`referee.engine.resolve.hit_account`), the same
+    for any hit points, so worked out once per plan, critical and faces; then what it does to this
+    defender (:func:`referee.engine.resolve.hit_events`)."""
+    key = ("rolled", outcome.critical, faces)
+    rolled = told.get(key)
+    if rolled is None:
+        tape = DiceTape(ScriptedDice(faces))
+        amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)
+        damage_dice = tape.take()
+        account = resolve.hit_account(plan, outcome, damage_dice, amount, mods, how)
+        rolled = (damage_dice, amount, mods, how, account)
+        resolve.keep_event(told, key, rolled, 1)
+    return resolve.hit_events(state, plan, outcome, defender, *rolled)

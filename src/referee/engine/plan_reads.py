@@ -15,6 +15,7 @@ unknown kind of value) makes the plan not kept at all. Equal plans are kept as o
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
@@ -189,13 +190,40 @@ class _Path:
         # arguments, frozen the same way
         self.plain = all(who is not None for who, _name, _args in asks)
         self.methods = tuple(name in _METHODS for _who, name, _args in asks)
+        self.reads = tuple((who, name, args, name in _METHODS) for who, name, args in asks)
+        # where nobody has a condition or a grid position (the lane's steps, engine/lane.py), a read of
+        # `conditions` answers the empty mapping and one of `position` None: only the others are asked
+        known = {"conditions": _EMPTY, "position": None}
+        self.quiet = [known.get(name, _ASK) for _who, name, _args in asks]
+        self.quiet_reads = tuple(
+            (i, who, name, args, method)
+            for i, (who, name, args, method) in enumerate(self.reads)
+            if self.quiet[i] is _ASK
+        )
+
+    def quiet_answers(self, state: FightState) -> tuple[Hashable, ...] | None:
+        """:meth:`answers` in a state where no combatant has a condition or a grid position."""
+        if not self.plain:
+            return self.answers(state)
+        try:
+            people = state.combatants
+            out = self.quiet.copy()
+            for i, who, name, args, method in self.quiet_reads:
+                value = getattr(people[who], name)  # type: ignore[index]
+                if method:
+                    value = value(*args)
+                kind = value.__class__
+                out[i] = value if kind in _PLAIN else _EMPTY if kind is dict and not value else freeze(value)
+            return tuple(out)
+        except Exception:  # a question this fight cannot answer: this path is not the one taken here
+            return None
 
     def answers(self, state: FightState) -> tuple[Hashable, ...] | None:
         try:
             if self.plain:
                 people = state.combatants
                 out = []
-                for (who, name, args), method in zip(self.asks, self.methods, strict=True):
+                for who, name, args, method in self.reads:
                     value = getattr(people[who], name)  # type: ignore[index]
                     if method:
                         value = value(*args)
@@ -209,10 +237,11 @@ class _Path:
             return None
 
 
+_ASK = object()  # a read to ask of the fight (in _Path.quiet)
 _METHODS = frozenset(name for name in dir(CombatantState) if callable(getattr(CombatantState, name, None)))
 
 
-_kept: dict[Hashable, list[_Path]] = {}
+_kept: dict[int, list[_Path]] = {}  # by the declaration's number
 _PATHS = 8  # different question lists kept for one declaration
 _ANSWERS = 512  # different fights' answers kept for one question list
 _BUDGET = 20_000  # plans kept in all (then all are forgotten: memory stays bounded, a few tens of MB)
@@ -240,11 +269,41 @@ def recorded_plan(
     key = declaration(ctx)
     if key is None:
         return plan(ctx)
+    return declared_plan(ctx, declared_number(ctx, key), plan)
+
+
+def declared_number(ctx: AttackContext, key: Hashable) -> int:
+    """The number the plans of declaration `key` (of `ctx`) are kept under: the declaration hashed once (its
+    form and situation hash through Python code), so that the lane, which keeps the number with the context
+    it made (engine/lane.py), looks its plans up by a number. Numbers are never reused."""
+    found = _NUMBERS.get(key)
+    if found is None:
+        if len(_NUMBERS) >= _BUDGET:
+            _NUMBERS.clear()
+        # the objects whose ids are in the key, kept so that the ids stay theirs
+        alive = (ctx.state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon)
+        found = _NUMBERS[key] = (next(_NUMBERING), alive)
+    return found[0]
+
+
+_NUMBERS: dict[Hashable, tuple[int, tuple[object, ...]]] = {}
+_NUMBERING = itertools.count()
+
+
+def declared_plan(
+    ctx: AttackContext,
+    key: int,
+    plan: Callable[[AttackContext], AttackPlan] = _plan_attack,
+    quiet: bool = False,
+) -> AttackPlan:
+    """:func:`recorded_plan` of `ctx` whose declaration's number is `key` (:func:`declared_number`);
+    `quiet`: no combatant of the fight has a condition or a grid position (the lane checked)."""
     assert isinstance(ctx.state, FightState)
     state = ctx.state
     paths = _kept.get(key, ())
     for path in paths:
-        found = path.by_answers.get(path.answers(state) or ())
+        answers = path.quiet_answers(state) if quiet else path.answers(state)
+        found = path.by_answers.get(answers or ())
         if found is not None:
             if isinstance(found, IllegalActionError):
                 raise raised_afresh(found)
@@ -271,7 +330,7 @@ def recorded_plan(
 
 
 def _keep(
-    key: Hashable, reads: list[Read], result: AttackPlan | IllegalActionError, alive: tuple[object, ...]
+    key: int, reads: list[Read], result: AttackPlan | IllegalActionError, alive: tuple[object, ...]
 ) -> None:
     global _count
     if _count >= _BUDGET:
@@ -313,5 +372,6 @@ def forget() -> None:
     """Forget every kept plan (tests; the budget spent)."""
     global _count
     _kept.clear()
+    _NUMBERS.clear()
     _PLANS.clear()
     _count = 0

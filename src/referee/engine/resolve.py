@@ -424,17 +424,36 @@ def hit_damage_events(
     defender = state[plan.defender]
     damage_dice = tape.take()
     if account is None:
-        return _hit_damage_events(state, plan, outcome, defender, damage_dice, amount, mods, how)
+        return hit_events(state, plan, outcome, defender, damage_dice, amount, mods, how)
     key = (damage_dice, amount, how, mods, outcome.critical, defender.hp, defender.subdual, defender.status)
     found = account.hits.get(key)
     if found is None:
-        found = tuple(_hit_damage_events(state, plan, outcome, defender, damage_dice, amount, mods, how))
+        found = tuple(hit_events(state, plan, outcome, defender, damage_dice, amount, mods, how))
         _keep(account.hits, key, found, len(found))
     r = state.round
     return [at_round(e, r) for e in found]
 
 
-def _hit_damage_events(
+HitAccount = tuple[int, str, str]  # a rolled hit's dice total, account text and rule: the same for any target
+
+
+def hit_account(
+    plan: AttackPlan,
+    outcome: AttackOutcome,
+    damage_dice: tuple[Any, ...],
+    amount: int,
+    mods: tuple[Modifier, ...],
+    how: str,
+) -> HitAccount:
+    """What a rolled hit's DAMAGE event says whatever the defender's state: the dice part of the damage
+    (:func:`decisive.damage_base`), the account ("1d8 +1 Str [ODD-MELEE-2] = 5 damage") and the rule."""
+    sub = plan.damage.subdual
+    base = decisive.damage_base(plan, outcome.critical, damage_dice)
+    text = f"{damage_breakdown(plan, how, mods)} = {amount}{' subdual' if sub else ''} damage"
+    return base, text, attack_roll.damage_rule_id(plan, outcome)
+
+
+def hit_events(
     state: FightState,
     plan: AttackPlan,
     outcome: AttackOutcome,
@@ -443,19 +462,22 @@ def _hit_damage_events(
     amount: int,
     mods: tuple[Modifier, ...],
     how: str,
+    told: HitAccount | None = None,
 ) -> list[Event]:
+    """The DAMAGE (and DEFEAT) events of a hit whose damage was rolled (:func:`attack_roll.roll_damage`:
+    `amount`, `mods`, `how`, from `damage_dice`) on `defender` as it stands (ODD-ATK-2, ODD-HP-1); `told`:
+    its :func:`hit_account`, when already worked out."""
     sub, ko = plan.damage.subdual, plan.damage.knockout
     ruleset = state.setup.ruleset
+    base, text, rule = told or hit_account(plan, outcome, damage_dice, amount, mods, how)
 
     def stands(n: int) -> bool:  # would n damage leave the defender as it was? (what decided a defeat)
         return defeat_status(defender, damage_dealt(defender.hp, n, sub, ko), sub, ko, ruleset) is None
 
-    base = decisive.damage_base(plan, outcome.critical, damage_dice)
     decided = decisive.damage_decisive(plan, base, mods, stands)
     return damage_events(
         state, defender, amount, round_no=state.round, by=plan.attacker, subdual=sub, knockout=ko,
-        dice=damage_dice, modifiers=mods, rule=attack_roll.damage_rule_id(plan, outcome),
-        text=f"{damage_breakdown(plan, how, mods)} = {amount}{' subdual' if sub else ''} damage",
+        dice=damage_dice, modifiers=mods, rule=rule, text=text,
         extra={"critical": outcome.critical, "decisive": [d.to_dict() for d in decided]},
     )  # fmt: skip
 

@@ -104,6 +104,27 @@ def _new_combatant(spec: Combatant, fight: FightState) -> CombatantState:
     return made
 
 
+def _first_values(setup: Setup) -> list[tuple[str, dict[str, Any]]]:
+    """Each combatant's name and the fields :func:`_new_combatant` gives it but those made by a factory and
+    the fight: the same in every fight of `setup` (its frozen sheets), so worked out once per setup."""
+    found = _FIRST.get(id(setup))
+    if found is None or found[0] is not setup:
+        if len(_FIRST) >= 64:
+            _FIRST.clear()
+        made = []
+        for spec in setup.combatants:
+            values = dict(_DEFAULTS)
+            values["spec"], values["position"] = spec, spec.position
+            values["name"], values["side"] = spec.name, spec.side  # what __post_init__ sets
+            made.append((spec.name, values))
+        found = _FIRST[id(setup)] = (setup, made)
+    return found[1]
+
+
+# id(setup) -> (the setup, its combatants' first values): the setup is kept so that its id stays its own
+_FIRST: dict[int, tuple[Setup, list[tuple[str, dict[str, Any]]]]] = {}
+
+
 @dataclass
 class FightState:
     """Where a fight stands. Change it only through :meth:`apply`."""
@@ -133,8 +154,19 @@ class FightState:
                 values[name] = factory()
             values["setup"] = setup
         people = state.combatants
-        for spec in setup.combatants:
-            people[spec.name] = _new_combatant(spec, state)
+        if cls is not FightState or CombatantState.__post_init__ is not _POST_INIT:
+            for spec in setup.combatants:
+                people[spec.name] = _new_combatant(spec, state)
+            return state
+        new = object.__new__
+        for name, first in _first_values(setup):  # _new_combatant's fields, the sheet's part kept per setup
+            made = new(CombatantState)
+            values = made.__dict__
+            values.update(first)
+            for field_name, factory in _FACTORIES:
+                values[field_name] = factory()
+            values["fight"] = state
+            people[name] = made
         return state
 
     # --- queries -------------------------------------------------------------------------------
@@ -213,6 +245,7 @@ class FightState:
             self.apply(e)
 
 
+_POST_INIT = CombatantState.__post_init__
 _STATE_DEFAULTS = {f.name: f.default for f in fields(FightState) if f.init and f.default is not MISSING}
 _STATE_FACTORIES = tuple(
     (f.name, f.default_factory) for f in fields(FightState) if f.init and f.default_factory is not MISSING
@@ -269,38 +302,43 @@ def _names_to_faces(rolls: Mapping[Any, Any]) -> dict[str, int]:
 
 
 def _action(state: FightState, e: Event) -> None:
-    if "joins" in e.data:  # a latecomer (engine/table_actions.py) becomes part of the fight
+    data, actor = e.data, e.actor
+    if "joins" in data:  # a latecomer (engine/table_actions.py) becomes part of the fight
         from referee.engine.table_actions import fold_join
 
         fold_join(state, e)
-    if e.actor is None or e.data.get("free", False):
+    if actor is None or data.get("free", False):
         return
-    state.acted.add(e.actor)
-    slot = state.slot_of(e.actor)
+    state.acted.add(actor)
+    slot = turns.slot_index(state.order, actor)
     if slot != state.current_slot:
         state.current_slot = slot
         state.may_act_though_down = set()
-    if e.data.get("kind") == "charge" or e.data.get("charge"):
-        state.combatants[e.actor].last_charge_round = e.round
-    moved = e.data.get("moved")
+    get = data.get
+    if get("kind") == "charge" or get("charge"):
+        state.combatants[actor].last_charge_round = e.round
+    moved = get("moved")
     if moved:
-        state.combatants[e.actor].moved_this_round += int(moved)
-    closed = e.data.get("closed")
+        state.combatants[actor].moved_this_round += int(moved)
+    closed = get("closed")
     if closed:
-        state.combatants[e.actor].closed += int(closed)
-    if e.data.get("position") is not None:
-        x, y = e.data["position"]
-        state.combatants[e.actor].position = (int(x), int(y))
+        state.combatants[actor].closed += int(closed)
+    position = get("position")
+    if position is not None:
+        x, y = position
+        state.combatants[actor].position = (int(x), int(y))
 
 
 def _attack(state: FightState, e: Event) -> None:
-    if e.target is None or e.actor is None:
+    actor, name = e.actor, e.target
+    if name is None or actor is None:
         return
-    target = state.combatants[e.target]
-    if e.actor not in target.attackers_this_round:
-        target.attackers_this_round.append(e.actor)
-    if e.data.get("deflection_used"):
-        target.deflections_used += int(e.data["deflection_used"])
+    target = state.combatants[name]
+    if actor not in target.attackers_this_round:
+        target.attackers_this_round.append(actor)
+    used = e.data.get("deflection_used")
+    if used:
+        target.deflections_used += int(used)
 
 
 def _damage(state: FightState, e: Event) -> None:

@@ -16,6 +16,7 @@ replaces it (d10 + Dex modifier) reaches every path.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -305,13 +306,16 @@ def _order(rolls: Sequence[UnitRoll], members_of: Mapping[str, Sequence[str]]) -
     # the ruleset-free sort behind order_from_rolls (a house rule may replace that one)
     slots: list[list[str]] = []
     last: tuple[int, ...] | None = None
-    for r in sorted(rolls, key=lambda r: r.key, reverse=True):  # stable: ties keep the rolling order
+    for r in sorted(rolls, key=_KEY, reverse=True):  # stable: ties keep the rolling order
         if r.key == last and slots:
             slots[-1].extend(members_of[r.unit])
         else:
             slots.append(list(members_of[r.unit]))
         last = r.key
     return [s for s in slots if s]
+
+
+_KEY = operator.attrgetter("key")
 
 
 def longest_reach(c: Combatant) -> int:
@@ -356,6 +360,23 @@ def _first_strike(big: Combatant, small: Combatant) -> str | None:
     return None
 
 
+def _any_first_striker(combatants: Mapping[str, Combatant]) -> bool:
+    """Whether any of `combatants` could have first strike over anyone (:func:`_may_strike_first`): asked
+    once for the same sheets."""
+    key = tuple(map(id, combatants.values()))
+    found = _ANY_STRIKER.get(key)
+    if found is None:
+        if len(_ANY_STRIKER) >= 4096:
+            _ANY_STRIKER.clear()
+        sheets = list(combatants.values())
+        found = _ANY_STRIKER[key] = (sheets, any(_may_strike_first(c) for c in sheets))
+    return found[1]
+
+
+# the sheets' ids -> (the sheets, the answer): the sheets are kept so that their ids stay theirs
+_ANY_STRIKER: dict[tuple[int, ...], tuple[list[Combatant], bool]] = {}
+
+
 def apply_first_strike(
     slots: list[list[str]], combatants: Mapping[str, Combatant]
 ) -> tuple[list[list[str]], list[dict[str, str]]]:
@@ -365,6 +386,8 @@ def apply_first_strike(
     """
     moves: list[dict[str, str]] = []
     slots = [list(s) for s in slots]
+    if not _any_first_striker(combatants):
+        return slots, moves  # nobody with reach over 10 ft or Large: nobody strikes first (ODD-INIT-5)
     for name in [n for slot in slots for n in slot]:
         me = combatants[name]
         if not _may_strike_first(me):

@@ -24,9 +24,14 @@ def target_priority(hp: int, subdual: int, file_index: int) -> tuple[int, int]:
 
 def choose_target(candidates: Sequence[tuple[str, int, int, int]]) -> str | None:
     """The default target among (name, hp, subdual, file index) of the living enemies; None if none."""
-    if not candidates:
-        return None
-    return min(candidates, key=lambda c: target_priority(c[1], c[2], c[3]))[0]
+    if len(candidates) < 2:  # none, or the one enemy left (a duel): no priorities to compare
+        return candidates[0][0] if candidates else None
+    best, lowest = candidates[0][0], target_priority(*candidates[0][1:])
+    for name, hp, subdual, index in candidates[1:]:
+        key = target_priority(hp, subdual, index)
+        if key < lowest:  # the first of equal priorities stays (the first in the file)
+            best, lowest = name, key
+    return best
 
 
 def target_pool(standing: Sequence[T], fallen: Sequence[T], finish: FinishFallen) -> list[T]:

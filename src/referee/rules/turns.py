@@ -100,11 +100,12 @@ def is_plural_name(name: str) -> bool:
     return last.endswith("s") and not last.endswith(("ss", "us", "is", "'s")) and len(last) > 2
 
 
-def goes_on(sides_standing: int, round_over: bool) -> bool:
+def goes_on(sides_standing: int, round_over: bool, before_limit: bool = False) -> bool:
     """What :func:`fight_end` answers before it is asked (ODD-ROUND-4): with two or more sides standing
-    and the round not over, the fight goes on whatever else holds (a pending action, the fallen to finish
-    and the round limit only ever keep it going or end it at the round's end)."""
-    return sides_standing > 1 and not round_over
+    the fight goes on while the round is not over, whatever else holds (a pending action, the fallen to
+    finish and the round limit only ever keep it going or end it at the round's end), and at the end of a
+    round `before_limit` (one before the round limit: then nothing else can end it)."""
+    return sides_standing > 1 and (not round_over or before_limit)
 
 
 def fight_end(
