@@ -190,3 +190,23 @@ def test_the_console_script_on_a_full_disk_is_mains(tmp_path: Path) -> None:
         ended, ordinary = (console(entry, args, stdout=full) for entry in ("run", "main"))
     assert ended.returncode == ordinary.returncode == 2
     assert ended.stderr == ordinary.stderr and "Traceback" not in ended.stderr
+
+
+def test_a_fights_cyclic_garbage_does_not_grow_with_its_rounds() -> None:
+    # the command line keeps the collector paused through a whole fight's odds (odds_text.answer_question):
+    # what the chain leaves for it is made before the rounds are played, however many they are
+    from referee import odds
+    from referee.files import setup_from_data
+
+    def garbage(rounds: int) -> int:
+        setup = setup_from_data({**angthar_data(goblins=2, goblin_hp=None), "max_rounds": rounds}, "x")
+        gc.collect()
+        gc.disable()
+        try:
+            assert len(odds.fight_odds(setup).rounds) == rounds
+            return gc.collect()
+        finally:
+            gc.enable()
+
+    garbage(3)  # the caches filled alike for both
+    assert garbage(3) == garbage(30)
