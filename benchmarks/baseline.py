@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROUND1 = "6ea1143"  # round 1's last commit: One named-step entry point (Fight.take)
@@ -61,9 +62,28 @@ def python_env(src: Path) -> dict[str, str]:
     return env
 
 
-def referee_command(*args: str) -> list[str]:
-    """The `referee` console script's own code (``from referee.cli import main``) on this Python."""
-    return [sys.executable, "-c", "import sys; from referee.cli import main; sys.exit(main())", *args]
+def console_entry(commit: str | None = None) -> str:
+    """What the `referee` console script calls (``"referee.cli:main"``), as the pyproject.toml of `commit`
+    (None: this tree) names it: round 1's script calls ``main``, today's ``run``."""
+    if commit is None:
+        text = (REPO / "pyproject.toml").read_text()
+    else:
+        text = subprocess.run(
+            ["git", "-C", str(REPO), "show", f"{commit}:pyproject.toml"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    entry: str = tomllib.loads(text)["project"]["scripts"]["referee"]
+    return entry
+
+
+def referee_command(*args: str, entry: str = "referee.cli:main") -> list[str]:
+    """The `referee` console script's own code (``from referee.cli import main; sys.exit(main())`` for the
+    entry point ``referee.cli:main``, :func:`console_entry`) on this Python."""
+    module, function = entry.split(":")
+    code = f"import sys; from {module} import {function}; sys.exit({function}())"
+    return [sys.executable, "-c", code, *args]
 
 
 if __name__ == "__main__":

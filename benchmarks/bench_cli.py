@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from baseline import NOW_SRC, ROUND1, python_env, referee_command, round1_src
+from baseline import NOW_SRC, ROUND1, console_entry, python_env, referee_command, round1_src
 
 HERE = Path(__file__).resolve().parent
 README = HERE / "README.md"
@@ -61,9 +61,12 @@ FLOOR: dict[str, str] = {
 }
 
 
-def run_once(args: list[str], env: dict[str, str], code: str | None = None) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds, stdout) of one whole `referee` process (or of `python -c code`)."""
-    command = referee_command(*args) if code is None else [sys.executable, "-c", code]
+def run_once(
+    args: list[str], env: dict[str, str], code: str | None = None, entry: str = "referee.cli:main"
+) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, stdout) of one whole `referee` process, its console script calling
+    `entry` (or of `python -c code`)."""
+    command = referee_command(*args, entry=entry) if code is None else [sys.executable, "-c", code]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
@@ -94,16 +97,19 @@ def measure(runs: int, bytecode: bool) -> list[dict[str, object]]:
         "round 1": bytecode_env(python_env(round1_src()), bytecode),
         "now": bytecode_env(python_env(NOW_SRC), bytecode),
     }
+    entries = {"round 1": console_entry(ROUND1), "now": console_entry()}  # each version's console script
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     outputs: dict[tuple[str, str], str] = {}
     for case, args in CASES.items():
         for version, env in versions.items():
-            outputs[case, version] = run_once(args, env)[2]  # warm-up: bytecode, grammar cache
+            outputs[case, version] = run_once(args, env, entry=entries[version])[
+                2
+            ]  # warm-up: bytecode, grammar
     for i in range(runs):
         order = list(versions) if i % 2 == 0 else list(reversed(versions))
         for case, args in CASES.items():
             for version in order:
-                wall, cpu, _ = run_once(args, versions[version])
+                wall, cpu, _ = run_once(args, versions[version], entry=entries[version])
                 times.setdefault((case, version), []).append((wall, cpu))
     rows: list[dict[str, object]] = []
     for case in CASES:

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from baseline import NOW_SRC, python_env, referee_command, round1_src
+from baseline import NOW_SRC, ROUND1, console_entry, python_env, referee_command, round1_src
 from bench_cli import bytecode_env
 
 from referee import odds
@@ -112,7 +112,11 @@ def measure() -> list[tuple[str, float, float, float, str]]:
 def whole_process(runs: int = 5, bytecode: bool = True) -> tuple[float, float, float, float]:
     """Median wall and CPU seconds of `referee odds EXAMPLE --fight --json`: round 1, then now (with
     the bytecode reused, or compiled every run: :func:`bench_cli.bytecode_env`)."""
-    command = referee_command("odds", str(EXAMPLE), "--fight", "--json")
+    args = ("odds", str(EXAMPLE), "--fight", "--json")
+    commands = {  # each version's own console script (its pyproject.toml's entry point)
+        "round 1": referee_command(*args, entry=console_entry(ROUND1)),
+        "now": referee_command(*args, entry=console_entry()),
+    }
     envs = {
         "round 1": bytecode_env(python_env(round1_src()), bytecode),
         "now": bytecode_env(python_env(NOW_SRC), bytecode),
@@ -123,7 +127,7 @@ def whole_process(runs: int = 5, bytecode: bool = True) -> tuple[float, float, f
         for name in envs if run % 2 else reversed(list(envs)):  # interleaved: the load falls on both
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            done = subprocess.run(command, env=envs[name], capture_output=True, text=True, check=True)
+            done = subprocess.run(commands[name], env=envs[name], capture_output=True, text=True, check=True)
             wall = time.perf_counter() - start
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             answers[name] = json.loads(done.stdout)

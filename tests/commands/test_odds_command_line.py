@@ -4,8 +4,10 @@ written command line is answered with the app's own lines and exit statuses; any
 from __future__ import annotations
 
 import gc
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -143,3 +145,68 @@ def test_referee_odds_runs_openblas_on_one_thread_unless_told() -> None:
     argv = ["odds", "no-such-file.yaml", "--fight"]
     for given, expected in ((None, "1"), ("2", "2")):
         assert environment_the_command_leaves(argv, "OPENBLAS_NUM_THREADS", given) == expected
+
+
+CONSOLE_SCRIPT = (  # what the `referee` console script runs (pyproject.toml), with an atexit handler before it
+    "import atexit, sys\n"
+    "atexit.register(lambda: print('atexit handler ran', file=sys.stderr))\n"
+    "from referee.cli import {entry}\n"
+    "sys.exit({entry}())\n"
+)
+
+
+def console(entry: str, args: list[str], stdout: Any = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    code = CONSOLE_SCRIPT.format(entry=entry)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        ["--attacker", "Angthar", "--target", "Goblin"],
+        ["--fight", "--json"],
+        ["--attacker", "Angthar", "--target", "Nobody"],
+        ["--attacker", "Angthar"],
+        ["--help"],
+    ],
+)
+def test_the_console_script_ends_as_main_does(tmp_path: Path, question: list[str]) -> None:
+    # referee.cli.run ends the process at once after `referee odds` read without typer: the same output,
+    # exit status and atexit handlers as main's ordinary exit
+    file = write(tmp_path / "duel.yaml", angthar_data(max_rounds=20))
+    ended, ordinary = (console(entry, ["odds", file, *question]) for entry in ("run", "main"))
+    assert (ended.returncode, ended.stdout, ended.stderr) == (
+        ordinary.returncode, ordinary.stdout, ordinary.stderr,
+    )  # fmt: skip
+    assert ended.stderr.endswith("atexit handler ran\n")
+
+
+def test_the_console_script_on_a_full_disk_is_mains(tmp_path: Path) -> None:
+    file = write(tmp_path / "duel.yaml", angthar_data(max_rounds=20))
+    args = ["odds", file, "--attacker", "Angthar", "--target", "Goblin"]
+    with open("/dev/full", "w") as full:
+        ended, ordinary = (console(entry, args, stdout=full) for entry in ("run", "main"))
+    assert ended.returncode == ordinary.returncode == 2
+    assert ended.stderr == ordinary.stderr and "Traceback" not in ended.stderr
+
+
+def test_a_fights_cyclic_garbage_does_not_grow_with_its_rounds() -> None:
+    # the command line keeps the collector paused through a whole fight's odds (odds_text.answer_question):
+    # what the chain leaves for it is made before the rounds are played, however many they are
+    from referee import odds
+    from referee.files import setup_from_data
+
+    def garbage(rounds: int) -> int:
+        setup = setup_from_data({**angthar_data(goblins=2, goblin_hp=None), "max_rounds": rounds}, "x")
+        gc.collect()
+        gc.disable()
+        try:
+            assert len(odds.fight_odds(setup).rounds) == rounds
+            return gc.collect()
+        finally:
+            gc.enable()
+
+    garbage(3)  # the caches filled alike for both
+    assert garbage(3) == garbage(30)

@@ -41,18 +41,26 @@ def test_a_creature_that_cannot_act_is_asked_first() -> None:
 
 
 def test_the_first_list_read_is_complete() -> None:
-    # rule: ODD-ACT-1: the lists are made when first read (one attack's odds need only the form rules); the
-    # first read of any of them, in a fresh interpreter, finds every action kind and every hook
+    # rule: ODD-ACT-1: the lists are made when first read (one attack's odds need only the form rules, a
+    # whole fight's the hooks and the attack's resolver); in a fresh interpreter the first read of a hook
+    # list finds every hook, and the first of the action kinds' finds every action kind
     code = """
+import sys
 from referee.engine import registry
-assert "referee.engine.conditions" not in __import__("sys").modules
+assert "referee.engine.conditions" not in sys.modules
 hooks = registry.AFTER_ATTACK
-from referee.engine.actions import Action
+assert len(hooks) == 10 and len(registry.START_OF_ROUND) == 2 and len(registry.OVERRIDES) == 6
+from referee.engine import fight, resolve
+from referee.engine.actions import Action, Attack, Wait
+assert fight.START_OF_ROUND is registry.START_OF_ROUND and fight.END_OF_ROUND is registry.END_OF_ROUND
+assert registry.resolver(Attack) is resolve.resolve_attack and registry.resolver(Wait) is resolve.resolve_wait
+assert "referee.engine.table_actions" not in sys.modules  # the other actions' modules: not yet
+listed = set(registry.RESOLVERS)
 def every(cls):
     return {s for sub in cls.__subclasses__() for s in (sub, *every(sub))}
-assert every(Action) == set(registry.RESOLVERS), every(Action) ^ set(registry.RESOLVERS)
-assert len(hooks) == 10 and len(registry.START_OF_ROUND) == 2 and len(registry.OVERRIDES) == 6
-from referee.engine import fight
-assert fight.START_OF_ROUND is registry.START_OF_ROUND and fight.END_OF_ROUND is registry.END_OF_ROUND
+assert every(Action) == listed, every(Action) ^ listed
+assert registry.AFTER_ATTACK is hooks and registry.RESOLVERS[Attack] is registry.resolver(Attack)
+from referee.engine.table_actions import Note
+assert registry.resolver(Note) is registry.RESOLVERS[Note]
 """
     subprocess.run([sys.executable, "-c", code], check=True)

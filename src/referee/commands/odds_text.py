@@ -28,25 +28,30 @@ def answer_question(
 
     The cyclic garbage collector waits while the modules are imported and the file is read: that makes
     long-lived objects only, and the collector's passes over them (a tenth of a one-attack answer's
-    time) would free nothing. It resumes before a whole fight's odds, which make and drop many.
+    time) would free nothing. For a caller that lives on it resumes before a whole fight's odds, which
+    make and drop many objects.
 
-    With `process_ends` (the process exits after the answer: :func:`referee.cli.answer_odds`), what was
-    made meanwhile is frozen (:func:`gc.freeze`) before the collector resumes: else its first pass, and
-    the last one at exit, walk every object the imports made (15–20 ms each on the 2-core machine). A
-    caller that lives on keeps everything collectable, as before."""
+    With `process_ends` (the process exits after the answer: :func:`referee.cli.answer_odds`) it waits
+    through the fight's odds too: the cyclic garbage they leave is the attacks' enumeration, a few
+    thousand objects however many rounds are played, while the collector's passes over what the chain
+    makes and drops cost a fight several milliseconds. At the end what was made is frozen
+    (:func:`gc.freeze`) before the collector resumes: else its last pass at exit walks every object the
+    imports made (15–20 ms on the 2-core machine). A caller that lives on keeps everything collectable,
+    as before."""
     collecting = gc.isenabled()
     gc.disable()
 
-    def resume() -> None:
+    def resume_before_fight() -> None:
+        if collecting and not process_ends:
+            gc.enable()
+
+    try:
+        answer_paused(file, asked, own_catalog, resume_before_fight)
+    finally:
         if collecting:
             if process_ends:
                 gc.freeze()
             gc.enable()
-
-    try:
-        answer_paused(file, asked, own_catalog, resume)
-    finally:
-        resume()
 
 
 def answer_paused(

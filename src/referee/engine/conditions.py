@@ -9,12 +9,11 @@ The numbers are :mod:`referee.rules.conditions`'; this module rolls dice and wri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from referee.dice import DiceSource, DiceTape, roll
 from referee.engine.actions import Action, Attack, Wait
 from referee.engine.events import Event, EventType, event
-from referee.engine.odd_actions import CastSpell
 from referee.engine.resolve import AttackOutcome
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
@@ -31,6 +30,9 @@ from referee.rules.conditions import (
 from referee.rules.context import AttackContext
 from referee.rules.options import GrappleState, Initiative
 from referee.rules.vocabulary import CONDITIONS, PAIRED
+
+if TYPE_CHECKING:
+    from referee.engine.odd_actions import CastSpell  # only named in a signature: casting imports it
 
 
 def random_grappler(state: FightState, action: Attack, dice: DiceSource) -> tuple[str, list[Event]] | None:

@@ -12,8 +12,6 @@ from referee.engine.actions import Action, Attack, Wait, situation_from_dict
 from referee.engine.caches import late, plan_attack, planned  # the plans: reused by the resolver
 from referee.engine.events import Event
 from referee.engine.moves import Charge, Move, MoveAttack, charge_distance, declare_charge, moved_copy
-from referee.engine.odd_actions import CastSpell
-from referee.engine.refusals import refused_instead, rule_of
 from referee.engine.resolve import MELEE_CONTACT, attack_context, off_grid_gap
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
@@ -89,6 +87,8 @@ def caster_keeps_casting(state: FightState, actor: str) -> Action | None:
     going = state[actor].conditions.get("casting")
     if going is None or "spell" not in going.data:
         return None
+    from referee.engine.odd_actions import CastSpell  # the spells' module, for a caster only
+
     return CastSpell(actor, spell=str(going.data["spell"]), rounds=2, target=going.data.get("target"))
 
 
@@ -170,6 +170,8 @@ def scripted_maneuver(state: FightState, actor: str) -> Action | None:
         )
         if _legal(state, closing):
             return closing
+    from referee.engine.refusals import refused_instead, rule_of  # only when the choice is refused
+
     if rule_of(str(error)) in CLOSING_FIXES:
         return None  # out of reach or range: the default tactics close in (or wait) with the same situation
     return refused_instead(actor, choice, error, fallback(state, actor, situation))

@@ -60,41 +60,64 @@ FORM_RULES: tuple[FormRule, ...] = (odd_hooks.bare_hands_pummel,)
 _LISTING = threading.RLock()
 
 
+_ACTION_LISTS = ("RESOLVERS", "ACTION_TYPES")
+
+
 def __getattr__(name: str) -> Any:
-    # The other lists are made when one of them is first read, all at once (each is complete when read):
-    # one attack's odds read only the form rules, and need none of the modules the others name.
+    # The other lists are made when one of them is first read (each is complete when read): the hooks'
+    # lists together, and the action kinds' (RESOLVERS, ACTION_TYPES) with every module that defines
+    # one. One attack's odds read only the form rules; a whole fight's odds the hooks and
+    # `resolver(Attack)`, and need none of the modules of the other actions.
     if name.isupper():
         with _LISTING:
-            for listed, value in _every_list().items():
+            for listed, value in (_action_lists() if name in _ACTION_LISTS else _hook_lists()).items():
                 globals().setdefault(listed, value)  # a list a caller set before stays
         if name in globals():
             return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _every_list() -> dict[str, Any]:
-    """Every list but the form rules, the modules they name imported (once: the module keeps them)."""
+def resolver(kind: type[Action]) -> Resolver | None:
+    """The function that resolves an action of this kind (None: no rule does), as RESOLVERS lists it;
+    before RESOLVERS is made, attacking and waiting are answered from its first entries alone."""
+    listed: dict[type[Action], Resolver] | None = globals().get("RESOLVERS")
+    if listed is None:
+        plain = _plain_resolvers()
+        if kind in plain:
+            return plain[kind]
+        listed = __getattr__("RESOLVERS")
+    return listed.get(kind)
+
+
+def _plain_resolvers() -> dict[type[Action], Resolver]:
+    """The first entries of RESOLVERS: attacking and waiting (engine/resolve.py); made once."""
+    if not _PLAIN:
+        from referee.engine import resolve
+        from referee.engine.actions import Attack, Wait
+
+        _PLAIN.update({Attack: resolve.resolve_attack, Wait: resolve.resolve_wait})
+    return _PLAIN
+
+
+_PLAIN: dict[type[Action], Resolver] = {}
+
+
+def _action_lists() -> dict[str, Any]:
+    """RESOLVERS and ACTION_TYPES, the modules they name imported (once: the module keeps them)."""
     from referee.engine import (
         conditions,
-        drowning,
         effects,
-        fumbles,
         house,
         moves,
         odd_actions,
-        odd_hooks,
-        odd_tactics,
         refusals,
-        resolve,
         table_actions,
         withdrawal,
     )
-    from referee.engine.actions import Attack, Wait
 
     # Every action kind and the function that resolves it into events (ODD-ACT-1 and the rules' own acts).
     RESOLVERS: dict[type[Action], Resolver] = {
-        Attack: resolve.resolve_attack,
-        Wait: resolve.resolve_wait,
+        **_plain_resolvers(),  # a copy: RESOLVERS is the list callers may change
         house.Escape: house.resolve_escape,
         house.ResetGarrotte: house.resolve_reset,
         withdrawal.Withdraw: withdrawal.resolve_withdraw,
@@ -126,6 +149,12 @@ def _every_list() -> dict[str, Any]:
 
     # The actions by `kind`, as the tracker's forms and the JSON API name them.
     ACTION_TYPES: dict[str, type[Action]] = {cls.kind: cls for cls in RESOLVERS}
+    return {"RESOLVERS": RESOLVERS, "ACTION_TYPES": ACTION_TYPES}
+
+
+def _hook_lists() -> dict[str, Any]:
+    """The lists of hooks, the modules they name imported (once)."""
+    from referee.engine import conditions, drowning, fumbles, house, moves, odd_hooks, odd_tactics
 
     # Send a declared attack at another target (an outsider striking into a grapple, MOD-COND-GRAPPLED-2).
     RETARGET_RULES: tuple[Retarget, ...] = (conditions.random_grappler,)
@@ -173,8 +202,6 @@ def _every_list() -> dict[str, Any]:
     # Checks on a spell as its casting starts (MOD-COND-BLIND-2, MOD-COND-DEAF).
     CAST_CHECKS: tuple[CastCheck, ...] = (conditions.spell_checks,)
     return {
-        "RESOLVERS": RESOLVERS,
-        "ACTION_TYPES": ACTION_TYPES,
         "RETARGET_RULES": RETARGET_RULES,
         "AFTER_ATTACK": AFTER_ATTACK,
         "AFTER_ACTION": AFTER_ACTION,

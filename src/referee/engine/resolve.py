@@ -42,7 +42,7 @@ scaled_dice = attack_roll.scaled_dice
 def resolve(state: FightState, action: Action, dice: DiceSource) -> list[Event]:
     """The events an action produces. Does not change `state` (the caller applies the events)."""
     registry = late("registry")
-    fn = registry.RESOLVERS.get(type(action))
+    fn = registry.resolver(type(action))
     if fn is None:
         raise IllegalActionError(f"no rules resolve a {action.kind!r} action")
     events: list[Event] = fn(state, action, dice)

@@ -156,8 +156,13 @@ class ActionOdds:
         }
 
 
-def plan_odds(plan: AttackPlan, target: CombatantState, ruleset: Ruleset) -> ActionOdds:
-    """Exact odds of a planned attack against `target` as it stands now."""
+@lru_cache(maxsize=512)
+def _roll_summary(
+    plan: AttackPlan, _procedures: tuple[Callable[..., Any], ...]
+) -> tuple[dict[int, Fraction], tuple[Fraction, Fraction, Fraction, Fraction]]:
+    """What the plan's roll and damage give whatever the target's hit points: the chance of a hit
+    dealing each amount, and the chances of a hit, a critical, a fumble, a miss by chance (memoised per
+    plan: one attack's odds at each of the target's starting hit points share one plan)."""
     rolled = roll_outcomes(plan)
     hits: dict[int, Fraction] = {}  # amount → chance of a hit dealing it
     for outcome, p in rolled.items():
@@ -168,7 +173,16 @@ def plan_odds(plan: AttackPlan, target: CombatantState, ruleset: Ruleset) -> Act
     def chance_of(test: Callable[[attack_roll.AttackOutcome], bool]) -> Fraction:
         return sum((p for o, p in rolled.items() if test(o)), Fraction(0))
 
-    hit = chance_of(lambda o: o.hit)
+    chances = (
+        chance_of(lambda o: o.hit), chance_of(lambda o: o.critical), chance_of(lambda o: o.fumble),
+        chance_of(lambda o: o.missed_by_chance),
+    )  # fmt: skip
+    return hits, chances
+
+
+def plan_odds(plan: AttackPlan, target: CombatantState, ruleset: Ruleset) -> ActionOdds:
+    """Exact odds of a planned attack against `target` as it stands now."""
+    hits, (hit, critical, fumble, missed_by_chance) = _roll_summary(plan, procedures())
     statuses = drop_statuses(plan, target, ruleset, hits)
     if plan.damage.knockout:  # what the target takes depends on its hit points (MF-KO-1)
         hits = _dealt(hits, target, plan)
@@ -183,9 +197,9 @@ def plan_odds(plan: AttackPlan, target: CombatantState, ruleset: Ruleset) -> Act
         form=plan.form.value,
         needed=None if plan.check.automatic is not None else plan.check.needed(),
         hit=hit,
-        critical=chance_of(lambda o: o.critical),
-        fumble=chance_of(lambda o: o.fumble),
-        missed_by_chance=chance_of(lambda o: o.missed_by_chance),
+        critical=critical,
+        fumble=fumble,
+        missed_by_chance=missed_by_chance,
         damage_on_hit=dict(sorted(on_hit.items())),
         damage=dict(sorted(overall.items())),
         expected_damage=sum((v * p for v, p in overall.items()), Fraction(0)),

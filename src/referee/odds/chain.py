@@ -72,7 +72,7 @@ class FightOdds:
         }
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # compared and shown by identity: fewer methods to make at import
 class _Chain:
     """The fixed parts of the chain: who, their hit-point axes, the compiled attacks, the masks.
 
@@ -288,8 +288,8 @@ def _whole_is_cheaper(
     alone = rounds.cost(rounds.plan(whole, orders, key)) * whole.start.size
     apart = 0
     for pattern, active in [((True,) * len(chain.names), frozenset(range(len(chain.names)))), *sets]:
-        cells = rounds.box(chain, pattern)
-        apart += rounds.rough_cost(cells, _orders(chain, active, number)[0]) * cells.start.size
+        own = rounds.Sketch(chain, pattern)  # its box's masks are made only if it is played apart
+        apart += rounds.rough_cost(own, _orders(chain, active, number)[0]) * own.cells()
     return alone <= apart
 
 

@@ -19,14 +19,13 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from referee import chance
 from referee.dice import DiceSource
-from referee.engine import outcomes, tactics
+from referee.engine import caches, outcomes, tactics
 from referee.engine import resolve as engine
 from referee.engine.actions import Attack, Wait
 from referee.engine.state import FightState
@@ -35,7 +34,12 @@ from referee.odds.errors import OddsError
 from referee.rules import targeting
 from referee.rules.attack import AttackPlan
 
-Array = npt.NDArray[Any]
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    Array = npt.NDArray[Any]
+else:
+    Array = np.ndarray  # the same arrays; numpy.typing is for the type checker only
 MAX_EARLIER = 3  # earlier attackers on a target told apart (shields cover at most 3, ODD-AC-SHIELD)
 SIM = "use `referee sim`"
 
@@ -44,7 +48,7 @@ SIM = "use `referee sim`"
 Groups = list[tuple[int, Array]]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # compared and shown by identity: fewer methods to make at import
 class Attacks:
     """The compiled attacks of a fight."""
 
@@ -94,9 +98,10 @@ def _distribution(
         return None
     state, action, _plan = choice
     try:
-        return outcomes.attack_outcome_distribution(
-            state, action, down_is_enough=True
-        )  # the chain stops at 0
+        # every sequence of dice resolves the same attack in the same unchanged state: planned once (the
+        # engine's cache for one moment of a fight), not once per sequence
+        with caches.stepping(state):
+            return outcomes.attack_outcome_distribution(state, action, down_is_enough=True)  # down: 0
     except (outcomes.UnsupportedOutcome, chance.TooManyOutcomes) as exc:
         raise OddsError(f"{exc}; {SIM}") from None
 

@@ -26,7 +26,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -37,16 +37,16 @@ if TYPE_CHECKING:
     from referee.odds.chain import _Chain
 
 
-@dataclass(frozen=True)
-class Act:
+# The steps are the keys of every plan's trie: named tuples hash and compare as tuples do (in C), and
+# cost a tenth of a frozen dataclass to define at import.
+class Act(NamedTuple):
     """`actor` attacks the enemy the tactics pick; `where_up`: only in cells where it is active now."""
 
     actor: int
     where_up: bool
 
 
-@dataclass(frozen=True)
-class Apart:
+class Apart(NamedTuple):
     """A slot whose members' standing at its start must be kept apart: each of `split` may be down at
     its start and an earlier member of the slot can down it; each of `where_up` may be down at its start
     but no earlier member can down it (it acts where it stands, as at the slot's start)."""
@@ -59,7 +59,7 @@ class Apart:
 Step = Act | Apart
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # compared and shown by identity: fewer methods to make at import
 class Plan:
     """The steps of a round's orders as a trie: `end` is the chance of the orders that end here."""
 
@@ -77,33 +77,20 @@ class Plan:
         return sum(1 + child.size() for child in self.next.values())
 
 
-@dataclass
-class Box:
-    """The cells of one set of active combatants at the round's start, every mask cut alike; its plans
-    per distribution of orders (cached per set)."""
+class Standing:
+    """Who is up at a round's start and whom each one's attack can put down: what a round's steps are
+    planned from (:func:`steps`)."""
 
     chain: _Chain
-    index: tuple[Any, ...]  # into the hit-point axes
     up: tuple[bool, ...]  # per combatant: active at the round's start
-    start: Array  # the cells of this box where exactly these are active
-    active: list[Array]  # per combatant: where it is active (as numbers: mass * mask)
-    down: list[Array]  # ... and where it is not
-    targets: dict[tuple[int, int], Array]  # where the attacker picks the target
-    untargeted: dict[int, Array | None]  # where the attacker picks no enemy of this box (None: nowhere)
-    masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
-    plans: dict[Any, Plan] = field(default_factory=dict)
-    downed: dict[int, set[int]] = field(default_factory=dict)
-    whole: bool = False  # every cell still fighting, whoever is up in it (see `whole_box`)
-    aimed_up: dict[tuple[int, int], Array] = field(default_factory=dict)  # picks the target and stands
-
-    def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
-        key = (tuple(who), tuple(pattern))
-        if key not in self.masks:
-            self.masks[key] = self.chain.numbers(self.chain.mask(who, pattern)[self.index])
-        return self.masks[key]
+    whole: bool  # every cell still fighting, whoever is up in it (see `whole_box`)
+    downed: dict[int, set[int]]
+    foes: dict[int, list[int]]
 
     def enemies(self, a: int) -> list[int]:
-        return [t for t in self.chain.attacks.enemies[a] if self.up[t]]
+        if a not in self.foes:
+            self.foes[a] = [t for t in self.chain.attacks.enemies[a] if self.up[t]]
+        return self.foes[a]
 
     def downs(self, a: int) -> set[int]:
         """Whom `a`'s attack can put down: its targets, and itself when struck back (MF-FUMBLE-2)."""
@@ -114,6 +101,44 @@ class Box:
             )
             self.downed[a] = set(self.enemies(a)) | ({a} if struck_back else set())
         return self.downed[a]
+
+
+class Sketch(Standing):
+    """A set of active combatants without its box's masks: enough to plan and weigh its steps."""
+
+    def __init__(self, chain: _Chain, up: tuple[bool, ...]) -> None:
+        self.chain, self.up, self.whole, self.downed, self.foes = chain, up, False, {}, {}
+
+    def cells(self) -> int:
+        """The cells of its box (an axis of one who is down is cut to its 0)."""
+        return math.prod(n if up else 1 for n, up in zip(self.chain.size, self.up, strict=True))
+
+
+@dataclass(eq=False, repr=False)  # compared and shown by identity: fewer methods to make at import
+class Box(Standing):
+    """The cells of one set of active combatants at the round's start, every mask cut alike; its plans
+    per distribution of orders (cached per set)."""
+
+    chain: _Chain
+    index: tuple[Any, ...]  # into the hit-point axes
+    up: tuple[bool, ...]
+    start: Array  # the cells of this box where exactly these are active
+    active: list[Array]  # per combatant: where it is active (as numbers: mass * mask)
+    down: list[Array]  # ... and where it is not
+    targets: dict[tuple[int, int], Array]  # where the attacker picks the target
+    untargeted: dict[int, Array | None]  # where the attacker picks no enemy of this box (None: nowhere)
+    masks: dict[tuple[tuple[int, ...], tuple[bool, ...]], Array] = field(default_factory=dict)
+    plans: dict[Any, Plan] = field(default_factory=dict)
+    downed: dict[int, set[int]] = field(default_factory=dict)
+    foes: dict[int, list[int]] = field(default_factory=dict)
+    whole: bool = False
+    aimed_up: dict[tuple[int, int], Array] = field(default_factory=dict)  # picks the target and stands
+
+    def mask(self, who: Sequence[int], pattern: Sequence[bool]) -> Array:
+        key = (tuple(who), tuple(pattern))
+        if key not in self.masks:
+            self.masks[key] = self.chain.numbers(self.chain.mask(who, pattern)[self.index])
+        return self.masks[key]
 
 
 def box(chain: _Chain, pattern: tuple[bool, ...]) -> Box:
@@ -260,7 +285,7 @@ def cost(node: Plan) -> int:
     return sum(_weight(step) + cost(child) for step, child in node.next.items())
 
 
-def rough_cost(box: Box, orders: Mapping[Order, Any]) -> int:
+def rough_cost(box: Standing, orders: Mapping[Order, Any]) -> int:
     """At most the attacks a round of these orders plays in this box (before orders that do the same
     are collapsed: cheap to know)."""
     trie = Plan(box.chain.zero())
@@ -277,7 +302,7 @@ def _cost(played: tuple[Step, ...]) -> tuple[int, tuple[Any, ...]]:
     )
 
 
-def steps(box: Box, order: Order) -> list[Step]:
+def steps(box: Standing, order: Order) -> list[Step]:
     """An order's slots as steps (ODD-INIT-3, see the module docstring): who may be down is followed as
     it goes (in the whole box anyone may be down from the start)."""
     maybe_down: set[int] = set(range(len(box.up))) if box.whole else set()
