@@ -145,3 +145,11 @@ def test_time_left_is_estimated_from_the_rate_so_far() -> None:
     left = progress.left(25, 100)
     assert left is not None and 29.0 < left < 31.0
     assert duration(42) == "42 s" and duration(185) == "3 min 5 s" and duration(7800) == "2 h 10 min"
+
+
+def test_a_slow_rate_is_said_in_two_figures_not_rounded_to_nothing() -> None:
+    from referee.commands.sim import per_second
+
+    assert [per_second(r) for r in (0.4, 0.046, 3.14159, 10.0, 12_345.6)] == [
+        "0.4", "0.046", "3.1", "10", "12,346",
+    ]  # fmt: skip

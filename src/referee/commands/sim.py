@@ -55,6 +55,12 @@ def duration(seconds: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
+def per_second(rate: float) -> str:
+    """A rate as a progress line says it: whole numbers from 10 up, two figures below (a slow level of
+    balance goes at 0.4 levels/s, not "0")."""
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
+
+
 class RunProgress:
     """Progress on stderr, so that --json keeps stdout clean: the path first (:meth:`announce`); then
     a rich bar with the time left on a terminal (once a run has taken more than `delay` seconds), or
@@ -90,7 +96,7 @@ class RunProgress:
         elif done < total and time.perf_counter() - self.last_line >= self.every:
             self.last_line = time.perf_counter()
             spent = self.last_line - self.started
-            rate = f", {done / spent:,.0f} {self.unit}/s" if spent > 0 and done > 0 else ""
+            rate = f", {per_second(done / spent)} {self.unit}/s" if spent > 0 and done > 0 else ""
             left = self.left(done, total)
             estimate = f", about {duration(left)} left" if left is not None else ""
             doing = f"; {now}" if now else ""
