@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/bench_load.py --clients 64 --encounters 4 --seconds 30
     .venv/bin/python benchmarks/bench_load.py --clients 8 --encounters 8 --seconds 10 --against HEAD --rounds 3
     .venv/bin/python benchmarks/bench_load.py --in-process 500 --against HEAD --rounds 3
+    .venv/bin/python benchmarks/bench_load.py --clients 8 --encounters 8 --seconds 10 --against-src ../main/src --rounds 3
 
 It starts `referee serve` on a fresh SQLite file, creates the encounters, and lets every client play its
 encounter step by step (begin, rounds, attacks, round ends) as fast as it can for the given time. Clients
@@ -16,7 +17,8 @@ the clients spent per request (results are recorded in benchmarks/README.md) and
 `--against REF` measures an older tracker in the same run: a copy of today's `src/` whose `referee/web/`
 (and `commands/serve.py`) are those of the git commit REF (`git archive`, nothing in the work tree changes),
 run through `PYTHONPATH`, taking turns with today's code `--rounds` times, so that a shared machine's load
-falls on both alike; it ends with one table row per run.
+falls on both alike; it ends with one table row per run. `--against-src DIR` does the same with a whole
+other source tree (another checkout's `src/`, e.g. the main branch's), put first on `PYTHONPATH` as it is.
 
 `--in-process N` measures the tracker's own time per step instead: no server, no sockets, no clients, the
 ASGI app called directly in a fresh process for 100 warm-up steps then N timed ones, each step's wall time
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -63,11 +66,13 @@ ENCOUNTER: dict[str, Any] = {
 @dataclass
 class Tally:
     latencies: list[float] = field(default_factory=list)  # seconds, every request
+    sent: list[float] = field(default_factory=list)  # when each was sent (time.time)
     statuses: dict[int, int] = field(default_factory=dict)
     acknowledged: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # eid -> (before, after)
 
-    def count(self, status: int, seconds: float) -> None:
+    def count(self, status: int, seconds: float, sent: float) -> None:
         self.latencies.append(seconds)
+        self.sent.append(sent)
         self.statuses[status] = self.statuses.get(status, 0) + 1
 
 
@@ -113,35 +118,32 @@ def next_body(state: dict[str, Any], seq: int) -> dict[str, Any] | None:
 
 
 async def timed(tally: Tally, call: Any) -> httpx.Response:
-    started = time.perf_counter()
+    sent, started = time.time(), time.perf_counter()
     response: httpx.Response = await call
-    tally.count(response.status_code, time.perf_counter() - started)
+    tally.count(response.status_code, time.perf_counter() - started, sent)
     return response
 
 
-async def client_loop(
-    base: str, auth: dict[str, str], eid: str, until: float, tally: Tally, seed: int
-) -> None:
+async def client_loop(client: httpx.AsyncClient, eid: str, until: float, tally: Tally, seed: int) -> None:
     seq = seed * 1_000_000
-    async with httpx.AsyncClient(base_url=base, headers=auth, timeout=60) as client:
-        state = (await timed(tally, client.get(f"/api/encounters/{eid}"))).json()
-        while time.monotonic() < until:
-            seq += 1
-            body = next_body(state, seq)
-            if body is None:
-                return
-            response = await timed(tally, client.post(f"/api/encounters/{eid}/steps", json=body))
-            if response.status_code == 200:
-                new = response.json()
-                tally.acknowledged.setdefault(eid, []).append((body["version"], new["version"]))
-                state = new
-            elif response.status_code in {409, 422}:
-                if response.status_code == 422 and os.environ.get("BENCH_DEBUG"):
-                    print(response.text, body, file=sys.stderr)
-                # another client moved the fight on (409), or the step no longer fits it (422): reload
-                state = (await timed(tally, client.get(f"/api/encounters/{eid}"))).json()
-            else:
-                raise SystemExit(f"unexpected {response.status_code}: {response.text}")
+    state = (await timed(tally, client.get(f"/api/encounters/{eid}"))).json()
+    while time.monotonic() < until:
+        seq += 1
+        body = next_body(state, seq)
+        if body is None:
+            return
+        response = await timed(tally, client.post(f"/api/encounters/{eid}/steps", json=body))
+        if response.status_code == 200:
+            new = response.json()
+            tally.acknowledged.setdefault(eid, []).append((body["version"], new["version"]))
+            state = new
+        elif response.status_code in {409, 422}:
+            if response.status_code == 422 and os.environ.get("BENCH_DEBUG"):
+                print(response.text, body, file=sys.stderr)
+            # another client moved the fight on (409), or the step no longer fits it (422): reload
+            state = (await timed(tally, client.get(f"/api/encounters/{eid}"))).json()
+        else:
+            raise SystemExit(f"unexpected {response.status_code}: {response.text}")
 
 
 def check_logs(db: Path, tally: Tally, eids: list[str]) -> list[str]:
@@ -168,13 +170,14 @@ def check_logs(db: Path, tally: Tally, eids: list[str]) -> list[str]:
     return problems
 
 
-def process_cpu(pid: int) -> float | None:
-    """User + system CPU seconds of a process so far (Linux's /proc; None elsewhere)."""
+def process_times(pid: int) -> tuple[float, float] | None:
+    """User and system CPU seconds of a process so far, apart (Linux's /proc; None elsewhere)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def old_tracker(ref: str, folder: Path) -> Path:
@@ -218,21 +221,38 @@ async def run(
             created.raise_for_status()
             eids.append(created.json()["id"])
     tally = Tally()
-    server_before, client_before = process_cpu(server), time.process_time()
-    started = time.monotonic()
-    until = started + seconds
-    await asyncio.gather(
-        *(client_loop(base, auth, eids[i % encounters], until, tally, i + 1) for i in range(clients))
-    )
-    elapsed = time.monotonic() - started
-    server_after, client_after = process_cpu(server), time.process_time()
+    async with contextlib.AsyncExitStack() as stack:
+        # every client made before the clock starts: making one (its SSL context, ~15 ms of CPU) while the
+        # others' first requests were in flight was counted in their latency
+        made = [
+            await stack.enter_async_context(httpx.AsyncClient(base_url=base, headers=auth, timeout=60))
+            for _ in range(clients)
+        ]
+        server_before, client_before = process_times(server), time.process_time()
+        started = time.monotonic()
+        until = started + seconds
+        await asyncio.gather(
+            *(client_loop(made[i], eids[i % encounters], until, tally, i + 1) for i in range(clients))
+        )
+        elapsed = time.monotonic() - started
+        server_after, client_after = process_times(server), time.process_time()
     problems = check_logs(db, tally, eids)
+    if os.environ.get(
+        "BENCH_LATENCIES"
+    ):  # every request's send time and latency, for a look at the slow ones
+        with open(os.environ["BENCH_LATENCIES"], "a") as out:
+            out.write(json.dumps({"sent": tally.sent, "latency": tally.latencies}) + "\n")
     five_xx = sum(n for status, n in tally.statuses.items() if status >= 500)
     if five_xx:
         problems.append(f"{five_xx} responses were 5xx")
     steps = sum(len(v) for v in tally.acknowledged.values())
     ms = [1000 * s for s in tally.latencies]
-    served = None if server_before is None or server_after is None else server_after - server_before
+    user, system = (
+        (None, None)
+        if server_before is None or server_after is None
+        else (server_after[0] - server_before[0], server_after[1] - server_before[1])
+    )
+    served = None if user is None or system is None else user + system
     report: dict[str, Any] = {
         "clients": clients,
         "encounters": encounters,
@@ -254,6 +274,7 @@ async def run(
         # and the benchmark's own clients' (one process, asyncio)
         "cpu_ms_per_request": {
             "server": round(1000 * served / len(ms), 2) if served is not None and ms else None,
+            "server_system": round(1000 * system / len(ms), 2) if system is not None and ms else None,
             "clients": round(1000 * (client_after - client_before) / len(ms), 2) if ms else None,
         },
         "problems": problems,
@@ -385,6 +406,12 @@ def main() -> None:
     parser.add_argument(
         "--against", metavar="REF", help="also measure the tracker of this git commit, taking turns"
     )
+    parser.add_argument(
+        "--against-src",
+        metavar="DIR",
+        type=Path,
+        help="also measure the tracker of this src/ folder, taking turns",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="runs of each tracker (default 1)")
     parser.add_argument(
         "--in-process", type=int, metavar="STEPS", help="time STEPS steps in process (no server, no clients)"
@@ -400,9 +427,16 @@ def main() -> None:
     failed = False
     with tempfile.TemporaryDirectory() as folder:
         old = old_tracker(args.against, Path(folder)) if args.against else None
+        label = args.against
+        if args.against_src is not None:
+            if old is not None:
+                raise SystemExit("give --against or --against-src, not both")
+            if not (args.against_src / "referee" / "web").is_dir():
+                raise SystemExit(f"--against-src {args.against_src}: no referee/web/ in it")
+            old, label = args.against_src.resolve(), str(args.against_src)
         if args.in_process is not None:
             for _ in range(args.rounds):
-                for name, src in ([(args.against, old)] if old is not None else []) + [("now", None)]:
+                for name, src in ([(label, old)] if old is not None else []) + [("now", None)]:
                     report = in_process_run(args.in_process, src)
                     print(json.dumps({"tracker": name, **report}), flush=True)
                     rows.append(in_process_row(str(name), report))
@@ -412,7 +446,7 @@ def main() -> None:
             print("\n".join(rows))
             return
         for _ in range(args.rounds):
-            for name, src in ([(args.against, old)] if old is not None else []) + [("now", None)]:
+            for name, src in ([(label, old)] if old is not None else []) + [("now", None)]:
                 report = one_run(args, src)
                 print(json.dumps({"tracker": name, **report}, indent=2), flush=True)
                 rows.append(table_row(str(name), report))
