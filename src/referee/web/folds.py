@@ -33,7 +33,8 @@ from typing import Any
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.files import setup_from_data
-from referee.web.store import EncounterRow, Store, StoredEvent, as_stored
+from referee.web.answers import Encoded, encode
+from referee.web.store import EncounterRow, Store, StoredEvent, as_stored, from_stored
 
 # Kept folds per store: a few dozen open fights is a busy evening at the table; the rest fold again when asked.
 KEPT_FOLDS = 64
@@ -53,7 +54,8 @@ class Folded:
     fight: Fight
     stored: list[StoredEvent]
     hp_left: dict[int, int] = field(default_factory=dict)  # line -> the target's hit points after it
-    views: list[dict[str, Any] | None] = field(default_factory=list)  # each line as the API shows it
+    # each line's JSON as the API shows it, made once (bytes: nothing for the cycle collector to walk)
+    encoded: list[bytes | None] = field(default_factory=list)
     tabled: list[Event] = field(default_factory=list)  # the table actions (notes, reveals...): rare lines
 
     @classmethod
@@ -68,32 +70,41 @@ class Folded:
         for s in stored:
             self.fight.push([s.event])
             self.stored.append(s)
-            self.views.append(None)
+            self.encoded.append(None)
             e = s.event
             if "table" in e.data:
                 self.tabled.append(e)
             if e.type in HIT_POINT_LINES and e.target in state.combatants:
                 self.hp_left[s.seq] = state.combatants[e.target].hp
 
-    def extend(self, row: EncounterRow, events: Sequence[Event]) -> None:
-        """The events of one stored step (on top of this fold's version), as the store gives them back."""
+    def extend(self, row: EncounterRow, events: Sequence[Event], texts: Sequence[str] | None = None) -> None:
+        """The events of one stored step (on top of this fold's version), as the store gives them back (from
+        `texts`, their stored JSON, when given)."""
         start = len(self.stored)
-        self._push(StoredEvent(start + i, start, as_stored(e)) for i, e in enumerate(events))
+        back = [from_stored(t) for t in texts] if texts is not None else [as_stored(e) for e in events]
+        self._push(StoredEvent(start + i, start, e) for i, e in enumerate(back))
         self.row = row
 
     def view(self, seq: int) -> dict[str, Any]:
-        """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`), worked out once."""
-        found = self.views[seq]
-        if found is None:
-            s = self.stored[seq]
-            found = {"seq": s.seq, "step": s.step, **s.event.to_dict()}
-            if seq in self.hp_left:
-                found["hp_left"] = self.hp_left[seq]
-            self.views[seq] = found
+        """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`)."""
+        s = self.stored[seq]
+        found = {"seq": s.seq, "step": s.step, **s.event.to_dict()}
+        if seq in self.hp_left:
+            found["hp_left"] = self.hp_left[seq]
         return found
 
     def lines(self, start: int = 0) -> list[dict[str, Any]]:
         return [self.view(i) for i in range(max(0, start), len(self.stored))]
+
+    def encoded_lines(self, start: int = 0) -> list[Encoded]:
+        """:meth:`lines` as JSON, each line encoded once and kept (a change's answer repeats the last ones)."""
+        out = []
+        for i in range(max(0, start), len(self.stored)):
+            found = self.encoded[i]
+            if found is None:
+                found = self.encoded[i] = encode(self.view(i))
+            out.append(Encoded(found))
+        return out
 
 
 def clone_fight(fight: Fight) -> Fight:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,20 +88,24 @@ class Site:
         asks for, so the page comes with the dice field's labels rather than filling them in a moment later."""
         with self.folds.lock(row.id):
             folded = self.folds.current(row.id)
-            state = self.state_from(folded, None)
+            state = self.state_from(folded, None, encoded=False)
             if state["needs"] == "action" and state["suggested"]:
                 state["dice_asked"] = tracker.dice_asked(folded.fight, "action", state["suggested"])
         return state
 
     @staticmethod
-    def state_from(folded: Folded, seen: int | None) -> dict[str, Any]:
+    def state_from(folded: Folded, seen: int | None, *, encoded: bool = True) -> dict[str, Any]:
+        """The referee's state of a kept fold; its log lines as they go into a JSON answer (:class:`Encoded`,
+        each encoded once), or with `encoded=False` as dicts (for a page)."""
         version = folded.row.version
-        lines = folded.lines(0 if seen is None else version - views.LOG_PAGE)
+        start = 0 if seen is None else max(0, version - views.LOG_PAGE)
+        lines: Sequence[Any] = folded.encoded_lines(start) if encoded else folded.lines(start)
         state = views.referee_view(folded.row, folded.fight, folded.stored, lines, folded.tabled)
         state["dice_asked"] = tracker.dice_asked(folded.fight, state["needs"])
         if seen is not None:  # what changed, and which page of the log `events` is
-            state["events_since"] = folded.lines(seen) if seen <= version else []
-            state["log_page"] = views.log_page(lines, version)
+            since = folded.encoded_lines(seen) if encoded else folded.lines(seen)
+            state["events_since"] = since if seen <= version else []
+            state["log_page"] = views.log_page(start if lines else version, version)
         return state
 
     @staticmethod

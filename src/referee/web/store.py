@@ -346,10 +346,14 @@ class Store:
         events: Sequence[Event],
         *,
         revision: int | None = None,
+        texts: Sequence[str] | None = None,
     ) -> EncounterRow:
         """Add one step's events on top of `version` (and `revision`, if given); a new step clears the redo
-        stack. The setup never changes after creation: what a step decides is in its events."""
-        rows = _event_rows(encounter_id, version, [(version, e) for e in events])  # before the write lock
+        stack. The setup never changes after creation: what a step decides is in its events. `texts`: the
+        events' :func:`stored_texts`, when the caller has made them already."""
+        if texts is None:
+            texts = stored_texts(events)
+        rows = [(encounter_id, version + i, version, text) for i, text in enumerate(texts)]
 
         def work(db: sqlite3.Connection) -> EncounterRow:
             _check_seen(db, encounter_id, version, revision)
@@ -508,7 +512,21 @@ def _event_rows(
     encounter_id: str, start: int, events: Sequence[tuple[int, Event]]
 ) -> list[tuple[str, int, int, str]]:
     """The rows of the events table for (step, event) pairs stored from line `start` on."""
-    return [(encounter_id, start + i, step, json.dumps(e.to_dict())) for i, (step, e) in enumerate(events)]
+    texts = stored_texts([e for _, e in events])
+    return [
+        (encounter_id, start + i, step, text)
+        for i, ((step, _), text) in enumerate(zip(events, texts, strict=True))
+    ]
+
+
+def stored_texts(events: Sequence[Event]) -> list[str]:
+    """Each event as the events table holds it (its JSON)."""
+    return [json.dumps(e.to_dict()) for e in events]
+
+
+def from_stored(text: str) -> Event:
+    """An event as the store gives it back from its stored JSON."""
+    return Event.from_dict(json.loads(text))
 
 
 def _touch(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
@@ -519,5 +537,5 @@ def _touch(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
 
 
 def as_stored(e: Event) -> Event:
-    """The event as the store gives it back (through JSON, as :func:`_event_rows` writes it)."""
-    return Event.from_dict(json.loads(json.dumps(e.to_dict())))
+    """The event as the store gives it back (through JSON, as :func:`stored_texts` writes it)."""
+    return from_stored(stored_texts([e])[0])

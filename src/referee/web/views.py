@@ -11,6 +11,7 @@ round), and their `revision` is a digest of what they see, so it moves only when
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -186,8 +187,14 @@ NEEDS_PARTNER = {"grappled": "by", "grappling": "by", "garrotted": "attack", "ga
 
 def condition_choices() -> list[dict[str, Any]]:
     """Every condition of the vocabulary for the picker: name, meaning, rule, and `partner`: "by" (put on
-    with the other combatant it ties), "attack" (arises from an attack only) or None."""
-    return [
+    with the other combatant it ties), "attack" (arises from an attack only) or None. Worked out once (the
+    vocabulary and the table are fixed): every answer carries it."""
+    return [dict(c) for c in _condition_choices()]
+
+
+@functools.cache
+def _condition_choices() -> tuple[dict[str, Any], ...]:
+    return tuple(
         {
             "name": name,
             "meaning": meaning,
@@ -195,7 +202,7 @@ def condition_choices() -> list[dict[str, Any]]:
             "partner": NEEDS_PARTNER.get(name) if name in PAIRED else None,
         }
         for name, meaning in sorted(CONDITIONS.items())
-    ]
+    )
 
 
 def suggested_action(fight: Fight, current: str | None) -> dict[str, Any] | None:
@@ -257,10 +264,9 @@ def _jsonable(value: Any) -> Any:
     return value if isinstance(value, str | int | float | bool) or value is None else str(value)
 
 
-def log_page(lines: list[dict[str, Any]], version: int) -> dict[str, Any]:
-    """Which lines of the log a change's `events` holds: `from` (first line) to `to` (one past the last, the
-    version), `complete` when that is the whole log."""
-    first = int(lines[0]["seq"]) if lines else version
+def log_page(first: int, version: int) -> dict[str, Any]:
+    """Which lines of the log a change's `events` holds: `from` (`first`, its first line) to `to` (one past the
+    last, the version), `complete` when that is the whole log."""
     return {"from": first, "to": version, "size": LOG_PAGE, "complete": first == 0}
 
 
@@ -268,7 +274,7 @@ def referee_view(
     row: EncounterRow,
     fight: Fight,
     stored: list[StoredEvent],
-    lines: list[dict[str, Any]] | None = None,
+    lines: Sequence[Any] | None = None,
     tabled: Sequence[Event] | None = None,
 ) -> dict[str, Any]:
     """The referee's state; `lines` (the log's lines already shown, :meth:`Folded.lines`) or, without it,
