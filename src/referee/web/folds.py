@@ -96,15 +96,16 @@ class Folded:
     def lines(self, start: int = 0) -> list[dict[str, Any]]:
         return [self.view(i) for i in range(max(0, start), len(self.stored))]
 
-    def encoded_lines(self, start: int = 0) -> list[Encoded]:
-        """:meth:`lines` as JSON, each line encoded once and kept (a change's answer repeats the last ones)."""
+    def encoded_lines(self, start: int = 0) -> Encoded:
+        """:meth:`lines` as JSON (a list), each line encoded once and kept (a change's answer repeats the last
+        ones)."""
         out = []
         for i in range(max(0, start), len(self.stored)):
             found = self.encoded[i]
             if found is None:
                 found = self.encoded[i] = encode(self.view(i))
-            out.append(Encoded(found))
-        return out
+            out.append(found)
+        return Encoded(b"[" + b",".join(out) + b"]")
 
 
 def clone_fight(fight: Fight) -> Fight:

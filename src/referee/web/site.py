@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,13 +98,13 @@ class Site:
         each encoded once), or with `encoded=False` as dicts (for a page)."""
         version = folded.row.version
         start = 0 if seen is None else max(0, version - views.LOG_PAGE)
-        lines: Sequence[Any] = folded.encoded_lines(start) if encoded else folded.lines(start)
+        lines = folded.encoded_lines(start) if encoded else folded.lines(start)
         state = views.referee_view(folded.row, folded.fight, folded.stored, lines, folded.tabled)
         state["dice_asked"] = tracker.dice_asked(folded.fight, state["needs"])
         if seen is not None:  # what changed, and which page of the log `events` is
             since = folded.encoded_lines(seen) if encoded else folded.lines(seen)
             state["events_since"] = since if seen <= version else []
-            state["log_page"] = views.log_page(start if lines else version, version)
+            state["log_page"] = views.log_page(start, version)
         return state
 
     @staticmethod

@@ -32,6 +32,7 @@ from referee.rules.conditions import CONDITION_TABLE
 from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackContext, AttackForm, Situation
 from referee.rules.turns import winner_text
 from referee.vocabulary import CONDITIONS, PAIRED
+from referee.web.answers import Encoded
 from referee.web.store import EncounterRow, StoredEvent
 
 if TYPE_CHECKING:
@@ -274,7 +275,7 @@ def referee_view(
     row: EncounterRow,
     fight: Fight,
     stored: list[StoredEvent],
-    lines: Sequence[Any] | None = None,
+    lines: list[dict[str, Any]] | Encoded | None = None,
     tabled: Sequence[Event] | None = None,
 ) -> dict[str, Any]:
     """The referee's state; `lines` (the log's lines already shown, :meth:`Folded.lines`) or, without it,
