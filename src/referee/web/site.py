@@ -99,7 +99,8 @@ class Site:
         version = folded.row.version
         start = 0 if seen is None else max(0, version - views.LOG_PAGE)
         lines = folded.encoded_lines(start) if encoded else folded.lines(start)
-        state = views.referee_view(folded.row, folded.fight, folded.stored, lines, folded.tabled)
+        fixed = views.encoded_fixed_blocks() if encoded else None
+        state = views.referee_view(folded.row, folded.fight, folded.stored, lines, folded.tabled, fixed)
         state["dice_asked"] = tracker.dice_asked(folded.fight, state["needs"])
         if seen is not None:  # what changed, and which page of the log `events` is
             since = folded.encoded_lines(seen) if encoded else folded.lines(seen)

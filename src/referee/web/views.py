@@ -16,7 +16,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ from referee.rules.conditions import CONDITION_TABLE
 from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackContext, AttackForm, Situation
 from referee.rules.turns import winner_text
 from referee.vocabulary import CONDITIONS, PAIRED
-from referee.web.answers import Encoded
+from referee.web.answers import Encoded, encode
 from referee.web.store import EncounterRow, StoredEvent
 
 if TYPE_CHECKING:
@@ -244,6 +244,31 @@ def action_kinds() -> list[dict[str, Any]]:
     return [dict(k) for k in _KINDS[key]]
 
 
+def fixed_blocks() -> dict[str, Any]:
+    """What every referee state carries that depends on no fight: the condition picker's choices, the action
+    kinds with their fields, the attack forms, the degrees of cover and concealment."""
+    return {
+        "condition_choices": condition_choices(),
+        "action_kinds": action_kinds(),
+        "forms": [f.value for f in AttackForm],
+        "cover": list(COVER_DEGREES),
+        "concealment": list(CONCEALMENT_DEGREES),
+    }
+
+
+_ENCODED_BLOCKS: dict[tuple[tuple[str, type], ...], dict[str, Encoded]] = {}
+
+
+def encoded_fixed_blocks() -> dict[str, Encoded]:
+    """:func:`fixed_blocks` as JSON, made once per registry (15 KB of every answer: half a change's)."""
+    key = tuple(sorted(ACTION_TYPES.items()))
+    found = _ENCODED_BLOCKS.get(key)
+    if found is None:
+        _ENCODED_BLOCKS.clear()
+        found = _ENCODED_BLOCKS[key] = {k: Encoded(encode(v)) for k, v in fixed_blocks().items()}
+    return found
+
+
 def _action_kinds() -> list[dict[str, Any]]:
     kinds = []
     for kind, cls in sorted(ACTION_TYPES.items()):
@@ -277,9 +302,11 @@ def referee_view(
     stored: list[StoredEvent],
     lines: list[dict[str, Any]] | Encoded | None = None,
     tabled: Sequence[Event] | None = None,
+    fixed: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The referee's state; `lines` (the log's lines already shown, :meth:`Folded.lines`) or, without it,
-    every line of `stored` with its hit points left; `tabled` (the table actions of the log) or the log."""
+    every line of `stored` with its hit points left; `tabled` (the table actions of the log) or the log;
+    `fixed` (:func:`encoded_fixed_blocks`, for a JSON answer) or :func:`fixed_blocks`."""
     state = fight.state
     current = fight.next_actor() if fight.needs() == "action" else None
     hidden = hidden_names(fight, tabled)
@@ -336,11 +363,7 @@ def referee_view(
         "notes": [
             e.text for e in (fight.events if tabled is None else tabled) if e.data.get("table") == "note"
         ],
-        "condition_choices": condition_choices(),
-        "action_kinds": action_kinds(),
-        "forms": [f.value for f in AttackForm],
-        "cover": list(COVER_DEGREES),
-        "concealment": list(CONCEALMENT_DEGREES),
+        **(fixed_blocks() if fixed is None else fixed),
         "rulings": list(fight.setup.rulings),  # the encounter's stored rulings (ODD-SIT-1)
     }
 
