@@ -284,6 +284,8 @@ async def run(
             "server_system": round(1000 * system / len(ms), 2) if system is not None and ms else None,
             "clients": round(1000 * (client_after - client_before) / len(ms), 2) if ms else None,
         },
+        # the server's CPU per acknowledged step (its reloads and refused races included)
+        "server_cpu_ms_per_step": round(1000 * served / steps, 2) if served is not None and steps else None,
         "problems": problems,
     }
     return report
