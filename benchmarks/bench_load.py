@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/bench_load.py --clients 64 --encounters 4 --seconds 30
     .venv/bin/python benchmarks/bench_load.py --clients 8 --encounters 8 --seconds 10 --against HEAD --rounds 3
     .venv/bin/python benchmarks/bench_load.py --in-process 500 --against HEAD --rounds 3
+    .venv/bin/python benchmarks/bench_load.py --writers 8 --against-src ../main/src --rounds 2
     .venv/bin/python benchmarks/bench_load.py --clients 8 --encounters 8 --seconds 10 --against-src ../main/src --rounds 3
 
 It starts `referee serve` on a fresh SQLite file, creates the encounters, and lets every client play its
@@ -23,6 +24,9 @@ other source tree (another checkout's `src/`, e.g. the main branch's), put first
 `--in-process N` measures the tracker's own time per step instead: no server, no sockets, no clients, the
 ASGI app called directly in a fresh process for 100 warm-up steps then N timed ones, each step's wall time
 (the route, the fold, the write and its fsync, the answer's JSON) and the process's CPU time per step.
+
+`--writers N` measures the store alone: N threads appending steps to their own encounters at once (the write
+lock and each commit's fsync, what group commit shares), appends per second, CPU and latency per append.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -375,15 +380,55 @@ async def steps_in_process(steps: int, warm: int) -> dict[str, Any]:
     }
 
 
-def in_process_run(steps: int, src: Path | None) -> dict[str, Any]:
-    """`steps_in_process` in a fresh process (`src`: the older tracker's copy on PYTHONPATH)."""
+def writers_in_process(writers: int, appends: int) -> dict[str, Any]:
+    """`writers` threads appending `appends` two-event steps each to their own encounters of one store at once
+    (the store alone: what its write lock and each commit's fsync cost when steps come together)."""
+    from referee.engine.events import Event
+
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(Path(folder) / "writers.sqlite3")
+        eids = [store.create(f"writer {i}", {"sides": []}).id for i in range(writers)]
+        event = Event.from_dict({"type": "setup", "round": 0, "data": {"hp": {}, "note": "x" * 300}})
+        latencies: list[float] = []
+
+        def writer(i: int) -> None:
+            for v in range(appends):
+                started = time.perf_counter()
+                store.append(eids[i], 2 * v, [event, event])
+                latencies.append(1000 * (time.perf_counter() - started))
+
+        threads = [threading.Thread(target=writer, args=(i,)) for i in range(writers)]
+        wall, cpu = time.perf_counter(), time.process_time()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        stored = [[s.seq for s in store.events(e)] for e in eids]
+    if any(seqs != list(range(2 * appends)) for seqs in stored):
+        raise SystemExit("a log has a gap or a duplicate")
+    count = writers * appends
+    return {
+        "writers": writers,
+        "appends": count,
+        "appends_per_second": round(count / wall),
+        "cpu_ms_per_append": round(1000 * cpu / count, 3),
+        "latency_ms": {
+            k: round(percentile(latencies, p), 2) for k, p in (("p50", 50), ("p90", 90), ("p99", 99))
+        },
+    }
+
+
+def in_process_run(steps: int, src: Path | None, worker: str | None = None) -> dict[str, Any]:
+    """`steps_in_process` (or with `worker`, :func:`writers_in_process` of `steps` writers) in a fresh process
+    (`src`: the older tracker's copy on PYTHONPATH)."""
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [env.get("PYTHONPATH")])])
     load = os.getloadavg()
     started = time.strftime("%H:%M:%S", time.gmtime())
     done = subprocess.run(
-        [sys.executable, __file__, STEP_WORKER, str(steps)], env=env, capture_output=True, text=True
+        [sys.executable, __file__, worker or STEP_WORKER, str(steps)], env=env, capture_output=True, text=True
     )
     if done.returncode != 0:
         raise SystemExit(f"the in-process run failed: {done.stderr.strip()[-2000:]}")
@@ -401,12 +446,17 @@ def in_process_row(tracker: str, r: dict[str, Any]) -> str:
 
 
 STEP_WORKER = "--step-worker"
+WRITER_WORKER = "--writer-worker"
 WARM_STEPS = 100
+WRITER_APPENDS = 150
 
 
 def main() -> None:
     if sys.argv[1:2] == [STEP_WORKER]:
         print(json.dumps(asyncio.run(steps_in_process(int(sys.argv[2]), WARM_STEPS))))
+        return
+    if sys.argv[1:2] == [WRITER_WORKER]:
+        print(json.dumps(writers_in_process(int(sys.argv[2]), WRITER_APPENDS)))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=32)
@@ -425,6 +475,12 @@ def main() -> None:
     parser.add_argument(
         "--in-process", type=int, metavar="STEPS", help="time STEPS steps in process (no server, no clients)"
     )
+    parser.add_argument(
+        "--writers",
+        type=int,
+        metavar="N",
+        help=f"N threads appending {WRITER_APPENDS} steps each to the store",
+    )
     args = parser.parse_args()
     if not (1 <= args.encounters <= args.clients <= 1000 and 0 < args.seconds <= 600):
         raise SystemExit("need 1 <= encounters <= clients <= 1000 and 0 < seconds <= 600")
@@ -432,6 +488,8 @@ def main() -> None:
         raise SystemExit("need 1 <= rounds <= 50")
     if args.in_process is not None and not 1 <= args.in_process <= 5000:
         raise SystemExit("need 1 <= --in-process <= 5000")
+    if args.writers is not None and not 1 <= args.writers <= 64:
+        raise SystemExit("need 1 <= --writers <= 64")
     rows: list[str] = []
     failed = False
     with tempfile.TemporaryDirectory() as folder:
@@ -443,6 +501,12 @@ def main() -> None:
             if not (args.against_src / "referee" / "web").is_dir():
                 raise SystemExit(f"--against-src {args.against_src}: no referee/web/ in it")
             old, label = args.against_src.resolve(), str(args.against_src)
+        if args.writers is not None:
+            for _ in range(args.rounds):
+                for name, src in ([(label, old)] if old is not None else []) + [("now", None)]:
+                    report = in_process_run(args.writers, src, WRITER_WORKER)
+                    print(json.dumps({"tracker": name, **report}), flush=True)
+            return
         if args.in_process is not None:
             for _ in range(args.rounds):
                 for name, src in ([(label, old)] if old is not None else []) + [("now", None)]:
