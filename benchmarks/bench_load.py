@@ -4,6 +4,8 @@
     .venv/bin/python benchmarks/bench_load.py --clients 64 --encounters 4 --seconds 30
     .venv/bin/python benchmarks/bench_load.py --clients 8 --encounters 8 --seconds 10 --against HEAD --rounds 3
     .venv/bin/python benchmarks/bench_load.py --in-process 500 --against HEAD --rounds 3
+    .venv/bin/python benchmarks/bench_load.py --writers 8 --against-src ../main/src --rounds 2
+    .venv/bin/python benchmarks/bench_load.py --clients 8 --encounters 8 --seconds 10 --against-src ../main/src --rounds 3
 
 It starts `referee serve` on a fresh SQLite file, creates the encounters, and lets every client play its
 encounter step by step (begin, rounds, attacks, round ends) as fast as it can for the given time. Clients
@@ -16,17 +18,22 @@ the clients spent per request (results are recorded in benchmarks/README.md) and
 `--against REF` measures an older tracker in the same run: a copy of today's `src/` whose `referee/web/`
 (and `commands/serve.py`) are those of the git commit REF (`git archive`, nothing in the work tree changes),
 run through `PYTHONPATH`, taking turns with today's code `--rounds` times, so that a shared machine's load
-falls on both alike; it ends with one table row per run.
+falls on both alike; it ends with one table row per run. `--against-src DIR` does the same with a whole
+other source tree (another checkout's `src/`, e.g. the main branch's), put first on `PYTHONPATH` as it is.
 
 `--in-process N` measures the tracker's own time per step instead: no server, no sockets, no clients, the
 ASGI app called directly in a fresh process for 100 warm-up steps then N timed ones, each step's wall time
 (the route, the fold, the write and its fsync, the answer's JSON) and the process's CPU time per step.
+
+`--writers N` measures the store alone: N threads appending steps to their own encounters at once (the write
+lock and each commit's fsync, what group commit shares), appends per second, CPU and latency per append.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -37,12 +44,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 
 from referee.web.store import Store
 
@@ -63,11 +72,13 @@ ENCOUNTER: dict[str, Any] = {
 @dataclass
 class Tally:
     latencies: list[float] = field(default_factory=list)  # seconds, every request
+    sent: list[float] = field(default_factory=list)  # when each was sent (time.time)
     statuses: dict[int, int] = field(default_factory=dict)
     acknowledged: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # eid -> (before, after)
 
-    def count(self, status: int, seconds: float) -> None:
+    def count(self, status: int, seconds: float, sent: float) -> None:
         self.latencies.append(seconds)
+        self.sent.append(sent)
         self.statuses[status] = self.statuses.get(status, 0) + 1
 
 
@@ -113,35 +124,38 @@ def next_body(state: dict[str, Any], seq: int) -> dict[str, Any] | None:
 
 
 async def timed(tally: Tally, call: Any) -> httpx.Response:
-    started = time.perf_counter()
+    sent, started = time.time(), time.perf_counter()
     response: httpx.Response = await call
-    tally.count(response.status_code, time.perf_counter() - started)
+    tally.count(response.status_code, time.perf_counter() - started, sent)
     return response
 
 
-async def client_loop(
-    base: str, auth: dict[str, str], eid: str, until: float, tally: Tally, seed: int
-) -> None:
+def answer(response: httpx.Response) -> Any:
+    """The answer's JSON, parsed by orjson: the clients share the server's two cores, and json.loads of a
+    33 KB state was about a quarter of a client's CPU per request (orjson: less than half of that)."""
+    return orjson.loads(response.content)
+
+
+async def client_loop(client: httpx.AsyncClient, eid: str, until: float, tally: Tally, seed: int) -> None:
     seq = seed * 1_000_000
-    async with httpx.AsyncClient(base_url=base, headers=auth, timeout=60) as client:
-        state = (await timed(tally, client.get(f"/api/encounters/{eid}"))).json()
-        while time.monotonic() < until:
-            seq += 1
-            body = next_body(state, seq)
-            if body is None:
-                return
-            response = await timed(tally, client.post(f"/api/encounters/{eid}/steps", json=body))
-            if response.status_code == 200:
-                new = response.json()
-                tally.acknowledged.setdefault(eid, []).append((body["version"], new["version"]))
-                state = new
-            elif response.status_code in {409, 422}:
-                if response.status_code == 422 and os.environ.get("BENCH_DEBUG"):
-                    print(response.text, body, file=sys.stderr)
-                # another client moved the fight on (409), or the step no longer fits it (422): reload
-                state = (await timed(tally, client.get(f"/api/encounters/{eid}"))).json()
-            else:
-                raise SystemExit(f"unexpected {response.status_code}: {response.text}")
+    state = answer(await timed(tally, client.get(f"/api/encounters/{eid}")))
+    while time.monotonic() < until:
+        seq += 1
+        body = next_body(state, seq)
+        if body is None:
+            return
+        response = await timed(tally, client.post(f"/api/encounters/{eid}/steps", json=body))
+        if response.status_code == 200:
+            new = answer(response)
+            tally.acknowledged.setdefault(eid, []).append((body["version"], new["version"]))
+            state = new
+        elif response.status_code in {409, 422}:
+            if response.status_code == 422 and os.environ.get("BENCH_DEBUG"):
+                print(response.text, body, file=sys.stderr)
+            # another client moved the fight on (409), or the step no longer fits it (422): reload
+            state = answer(await timed(tally, client.get(f"/api/encounters/{eid}")))
+        else:
+            raise SystemExit(f"unexpected {response.status_code}: {response.text}")
 
 
 def check_logs(db: Path, tally: Tally, eids: list[str]) -> list[str]:
@@ -168,13 +182,14 @@ def check_logs(db: Path, tally: Tally, eids: list[str]) -> list[str]:
     return problems
 
 
-def process_cpu(pid: int) -> float | None:
-    """User + system CPU seconds of a process so far (Linux's /proc; None elsewhere)."""
+def process_times(pid: int) -> tuple[float, float] | None:
+    """User and system CPU seconds of a process so far, apart (Linux's /proc; None elsewhere)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def old_tracker(ref: str, folder: Path) -> Path:
@@ -218,21 +233,38 @@ async def run(
             created.raise_for_status()
             eids.append(created.json()["id"])
     tally = Tally()
-    server_before, client_before = process_cpu(server), time.process_time()
-    started = time.monotonic()
-    until = started + seconds
-    await asyncio.gather(
-        *(client_loop(base, auth, eids[i % encounters], until, tally, i + 1) for i in range(clients))
-    )
-    elapsed = time.monotonic() - started
-    server_after, client_after = process_cpu(server), time.process_time()
+    async with contextlib.AsyncExitStack() as stack:
+        # every client made before the clock starts: making one (its SSL context, ~15 ms of CPU) while the
+        # others' first requests were in flight was counted in their latency
+        made = [
+            await stack.enter_async_context(httpx.AsyncClient(base_url=base, headers=auth, timeout=60))
+            for _ in range(clients)
+        ]
+        server_before, client_before = process_times(server), time.process_time()
+        started = time.monotonic()
+        until = started + seconds
+        await asyncio.gather(
+            *(client_loop(made[i], eids[i % encounters], until, tally, i + 1) for i in range(clients))
+        )
+        elapsed = time.monotonic() - started
+        server_after, client_after = process_times(server), time.process_time()
     problems = check_logs(db, tally, eids)
+    if os.environ.get(
+        "BENCH_LATENCIES"
+    ):  # every request's send time and latency, for a look at the slow ones
+        with open(os.environ["BENCH_LATENCIES"], "a") as out:
+            out.write(json.dumps({"sent": tally.sent, "latency": tally.latencies}) + "\n")
     five_xx = sum(n for status, n in tally.statuses.items() if status >= 500)
     if five_xx:
         problems.append(f"{five_xx} responses were 5xx")
     steps = sum(len(v) for v in tally.acknowledged.values())
     ms = [1000 * s for s in tally.latencies]
-    served = None if server_before is None or server_after is None else server_after - server_before
+    user, system = (
+        (None, None)
+        if server_before is None or server_after is None
+        else (server_after[0] - server_before[0], server_after[1] - server_before[1])
+    )
+    served = None if user is None or system is None else user + system
     report: dict[str, Any] = {
         "clients": clients,
         "encounters": encounters,
@@ -254,8 +286,11 @@ async def run(
         # and the benchmark's own clients' (one process, asyncio)
         "cpu_ms_per_request": {
             "server": round(1000 * served / len(ms), 2) if served is not None and ms else None,
+            "server_system": round(1000 * system / len(ms), 2) if system is not None and ms else None,
             "clients": round(1000 * (client_after - client_before) / len(ms), 2) if ms else None,
         },
+        # the server's CPU per acknowledged step (its reloads and refused races included)
+        "server_cpu_ms_per_step": round(1000 * served / steps, 2) if served is not None and steps else None,
         "problems": problems,
     }
     return report
@@ -345,15 +380,55 @@ async def steps_in_process(steps: int, warm: int) -> dict[str, Any]:
     }
 
 
-def in_process_run(steps: int, src: Path | None) -> dict[str, Any]:
-    """`steps_in_process` in a fresh process (`src`: the older tracker's copy on PYTHONPATH)."""
+def writers_in_process(writers: int, appends: int) -> dict[str, Any]:
+    """`writers` threads appending `appends` two-event steps each to their own encounters of one store at once
+    (the store alone: what its write lock and each commit's fsync cost when steps come together)."""
+    from referee.engine.events import Event
+
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(Path(folder) / "writers.sqlite3")
+        eids = [store.create(f"writer {i}", {"sides": []}).id for i in range(writers)]
+        event = Event.from_dict({"type": "setup", "round": 0, "data": {"hp": {}, "note": "x" * 300}})
+        latencies: list[float] = []
+
+        def writer(i: int) -> None:
+            for v in range(appends):
+                started = time.perf_counter()
+                store.append(eids[i], 2 * v, [event, event])
+                latencies.append(1000 * (time.perf_counter() - started))
+
+        threads = [threading.Thread(target=writer, args=(i,)) for i in range(writers)]
+        wall, cpu = time.perf_counter(), time.process_time()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        stored = [[s.seq for s in store.events(e)] for e in eids]
+    if any(seqs != list(range(2 * appends)) for seqs in stored):
+        raise SystemExit("a log has a gap or a duplicate")
+    count = writers * appends
+    return {
+        "writers": writers,
+        "appends": count,
+        "appends_per_second": round(count / wall),
+        "cpu_ms_per_append": round(1000 * cpu / count, 3),
+        "latency_ms": {
+            k: round(percentile(latencies, p), 2) for k, p in (("p50", 50), ("p90", 90), ("p99", 99))
+        },
+    }
+
+
+def in_process_run(steps: int, src: Path | None, worker: str | None = None) -> dict[str, Any]:
+    """`steps_in_process` (or with `worker`, :func:`writers_in_process` of `steps` writers) in a fresh process
+    (`src`: the older tracker's copy on PYTHONPATH)."""
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [env.get("PYTHONPATH")])])
     load = os.getloadavg()
     started = time.strftime("%H:%M:%S", time.gmtime())
     done = subprocess.run(
-        [sys.executable, __file__, STEP_WORKER, str(steps)], env=env, capture_output=True, text=True
+        [sys.executable, __file__, worker or STEP_WORKER, str(steps)], env=env, capture_output=True, text=True
     )
     if done.returncode != 0:
         raise SystemExit(f"the in-process run failed: {done.stderr.strip()[-2000:]}")
@@ -371,12 +446,17 @@ def in_process_row(tracker: str, r: dict[str, Any]) -> str:
 
 
 STEP_WORKER = "--step-worker"
+WRITER_WORKER = "--writer-worker"
 WARM_STEPS = 100
+WRITER_APPENDS = 150
 
 
 def main() -> None:
     if sys.argv[1:2] == [STEP_WORKER]:
         print(json.dumps(asyncio.run(steps_in_process(int(sys.argv[2]), WARM_STEPS))))
+        return
+    if sys.argv[1:2] == [WRITER_WORKER]:
+        print(json.dumps(writers_in_process(int(sys.argv[2]), WRITER_APPENDS)))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=32)
@@ -385,9 +465,21 @@ def main() -> None:
     parser.add_argument(
         "--against", metavar="REF", help="also measure the tracker of this git commit, taking turns"
     )
+    parser.add_argument(
+        "--against-src",
+        metavar="DIR",
+        type=Path,
+        help="also measure the tracker of this src/ folder, taking turns",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="runs of each tracker (default 1)")
     parser.add_argument(
         "--in-process", type=int, metavar="STEPS", help="time STEPS steps in process (no server, no clients)"
+    )
+    parser.add_argument(
+        "--writers",
+        type=int,
+        metavar="N",
+        help=f"N threads appending {WRITER_APPENDS} steps each to the store",
     )
     args = parser.parse_args()
     if not (1 <= args.encounters <= args.clients <= 1000 and 0 < args.seconds <= 600):
@@ -396,13 +488,28 @@ def main() -> None:
         raise SystemExit("need 1 <= rounds <= 50")
     if args.in_process is not None and not 1 <= args.in_process <= 5000:
         raise SystemExit("need 1 <= --in-process <= 5000")
+    if args.writers is not None and not 1 <= args.writers <= 64:
+        raise SystemExit("need 1 <= --writers <= 64")
     rows: list[str] = []
     failed = False
     with tempfile.TemporaryDirectory() as folder:
         old = old_tracker(args.against, Path(folder)) if args.against else None
+        label = args.against
+        if args.against_src is not None:
+            if old is not None:
+                raise SystemExit("give --against or --against-src, not both")
+            if not (args.against_src / "referee" / "web").is_dir():
+                raise SystemExit(f"--against-src {args.against_src}: no referee/web/ in it")
+            old, label = args.against_src.resolve(), str(args.against_src)
+        if args.writers is not None:
+            for _ in range(args.rounds):
+                for name, src in ([(label, old)] if old is not None else []) + [("now", None)]:
+                    report = in_process_run(args.writers, src, WRITER_WORKER)
+                    print(json.dumps({"tracker": name, **report}), flush=True)
+            return
         if args.in_process is not None:
             for _ in range(args.rounds):
-                for name, src in ([(args.against, old)] if old is not None else []) + [("now", None)]:
+                for name, src in ([(label, old)] if old is not None else []) + [("now", None)]:
                     report = in_process_run(args.in_process, src)
                     print(json.dumps({"tracker": name, **report}), flush=True)
                     rows.append(in_process_row(str(name), report))
@@ -412,7 +519,7 @@ def main() -> None:
             print("\n".join(rows))
             return
         for _ in range(args.rounds):
-            for name, src in ([(args.against, old)] if old is not None else []) + [("now", None)]:
+            for name, src in ([(label, old)] if old is not None else []) + [("now", None)]:
                 report = one_run(args, src)
                 print(json.dumps({"tracker": name, **report}, indent=2), flush=True)
                 rows.append(table_row(str(name), report))

@@ -32,7 +32,7 @@ def serve(
 
     from referee.web.app import Settings, create_app
 
-    web = create_app(Settings(db=db, password=password, examples=examples))
+    web = create_app(Settings(db=db, password=password, examples=examples, collect_when_quiet=True))
     store = web.state.store
     everywhere = host in {"0.0.0.0", "::"}
     base = f"http://{reachable_address() if everywhere else host}:{port}"

@@ -5,15 +5,49 @@ thread pool (after the route's own) and encode it through pydantic; a :class:`JS
 orjson encodes a fight's state (15-35 KB) in about a sixth of pydantic's time (issue 12, item 5). The JSON
 is the same: keys that are not strings become strings, tuples become lists; what orjson cannot encode (an
 integer past 64 bits) goes through pydantic's encoder as before.
+
+Most of a change's answer is lines of the log that earlier answers sent too: each is encoded once
+(:func:`encode`, kept by the fold as bytes, which the cycle collector does not walk) and put into every
+answer that shows it as it is (:class:`Encoded`).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
 import pydantic_core
 from starlette.responses import Response
+
+
+class Encoded:
+    """A value already encoded as JSON (a log line), written into an answer as it is."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json: bytes) -> None:
+        self.json = json
+
+
+def encode(content: Any) -> bytes:
+    """`content` as JSON bytes, as :class:`JSONAnswer` writes it."""
+    try:
+        return orjson.dumps(content, default=_fragment, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # orjson.JSONEncodeError: a number or type it does not take
+        return pydantic_core.to_json(content, fallback=_decoded)
+
+
+def _fragment(value: Any) -> orjson.Fragment:
+    if isinstance(value, Encoded):
+        return orjson.Fragment(value.json)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _decoded(value: Any) -> Any:
+    if isinstance(value, Encoded):
+        return json.loads(value.json)
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class JSONAnswer(Response):
@@ -22,7 +56,4 @@ class JSONAnswer(Response):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        try:
-            return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
-        except TypeError:  # orjson.JSONEncodeError: a number or type it does not take
-            return pydantic_core.to_json(content)
+        return encode(content)

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from referee.errors import EncounterFileError, StoreError
 from referee.web import problems, tracker
 from referee.web.access import LoginLimit
+from referee.web.collector import CountWaiting, QuietCollector
 from referee.web.guard import MAX_BODY_BYTES, RequestGuard
 from referee.web.routes_encounters import add_encounter_routes
 from referee.web.routes_pages import add_page_routes
@@ -39,6 +40,9 @@ class Settings(BaseModel):
     db: Path
     password: str | None = None
     examples: Path | None = None
+    # full passes of the cycle collector only while no request waits (referee/web/collector.py): for a
+    # server process (`referee serve`), not for tests that make many apps in theirs
+    collect_when_quiet: bool = False
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -48,19 +52,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             db=Path(os.environ.get("REFEREE_DB", "referee.sqlite3")),
             password=os.environ.get("REFEREE_PASSWORD") or None,
             examples=Path(os.environ["REFEREE_EXAMPLES"]) if os.environ.get("REFEREE_EXAMPLES") else None,
+            collect_when_quiet=True,  # `uvicorn referee.web.app:app_from_env --factory`: a server process
         )
     store = Store(settings.db)
     site = Site(store, tracker.find_examples(settings.examples))
+    collector = QuietCollector() if settings.collect_when_quiet else None
     app = FastAPI(
         title="referee tracker",
         description="The referee's tracker: encounters, fights, dice, undo, and a read-only players' view.",
         version="1",
+        lifespan=collector.lifespan if collector is not None else None,
     )
     app.state.store = store
     app.state.settings = settings
     app.state.site = site
     app.state.login_limit = LoginLimit()
     app.add_middleware(RequestGuard)
+    if collector is not None:
+        app.state.collector = collector
+        app.add_middleware(CountWaiting, collector=collector)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     problems.install(app)
     # in this order, as before the split: pages, the encounters' API, the changes, the streams

@@ -33,7 +33,8 @@ from typing import Any
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.files import setup_from_data
-from referee.web.store import EncounterRow, Store, StoredEvent, as_stored
+from referee.web.answers import Encoded, encode
+from referee.web.store import EncounterRow, Store, StoredEvent, as_stored, from_stored
 
 # Kept folds per store: a few dozen open fights is a busy evening at the table; the rest fold again when asked.
 KEPT_FOLDS = 64
@@ -53,7 +54,8 @@ class Folded:
     fight: Fight
     stored: list[StoredEvent]
     hp_left: dict[int, int] = field(default_factory=dict)  # line -> the target's hit points after it
-    views: list[dict[str, Any] | None] = field(default_factory=list)  # each line as the API shows it
+    # each line's JSON as the API shows it, made once (bytes: nothing for the cycle collector to walk)
+    encoded: list[bytes | None] = field(default_factory=list)
     tabled: list[Event] = field(default_factory=list)  # the table actions (notes, reveals...): rare lines
 
     @classmethod
@@ -68,32 +70,42 @@ class Folded:
         for s in stored:
             self.fight.push([s.event])
             self.stored.append(s)
-            self.views.append(None)
+            self.encoded.append(None)
             e = s.event
             if "table" in e.data:
                 self.tabled.append(e)
             if e.type in HIT_POINT_LINES and e.target in state.combatants:
                 self.hp_left[s.seq] = state.combatants[e.target].hp
 
-    def extend(self, row: EncounterRow, events: Sequence[Event]) -> None:
-        """The events of one stored step (on top of this fold's version), as the store gives them back."""
+    def extend(self, row: EncounterRow, events: Sequence[Event], texts: Sequence[str] | None = None) -> None:
+        """The events of one stored step (on top of this fold's version), as the store gives them back (from
+        `texts`, their stored JSON, when given)."""
         start = len(self.stored)
-        self._push(StoredEvent(start + i, start, as_stored(e)) for i, e in enumerate(events))
+        back = [from_stored(t) for t in texts] if texts is not None else [as_stored(e) for e in events]
+        self._push(StoredEvent(start + i, start, e) for i, e in enumerate(back))
         self.row = row
 
     def view(self, seq: int) -> dict[str, Any]:
-        """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`), worked out once."""
-        found = self.views[seq]
-        if found is None:
-            s = self.stored[seq]
-            found = {"seq": s.seq, "step": s.step, **s.event.to_dict()}
-            if seq in self.hp_left:
-                found["hp_left"] = self.hp_left[seq]
-            self.views[seq] = found
+        """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`)."""
+        s = self.stored[seq]
+        found = {"seq": s.seq, "step": s.step, **s.event.to_dict()}
+        if seq in self.hp_left:
+            found["hp_left"] = self.hp_left[seq]
         return found
 
     def lines(self, start: int = 0) -> list[dict[str, Any]]:
         return [self.view(i) for i in range(max(0, start), len(self.stored))]
+
+    def encoded_lines(self, start: int = 0) -> Encoded:
+        """:meth:`lines` as JSON (a list), each line encoded once and kept (a change's answer repeats the last
+        ones)."""
+        out = []
+        for i in range(max(0, start), len(self.stored)):
+            found = self.encoded[i]
+            if found is None:
+                found = self.encoded[i] = encode(self.view(i))
+            out.append(found)
+        return Encoded(b"[" + b",".join(out) + b"]")
 
 
 def clone_fight(fight: Fight) -> Fight:
@@ -112,8 +124,10 @@ def clone_fight(fight: Fight) -> Fight:
     return new
 
 
-# Values that are their own copy (what `copy.deepcopy` gives back unchanged).
+# Values that are their own copy (what `copy.deepcopy` gives back unchanged); the exact types of most of them,
+# tested first and inline for a container's items (most of a state's leaves), without a call each.
 ATOMIC = (int, float, str, bool, type(None), bytes, complex, range, Enum)
+_ATOMIC_TYPES = frozenset({int, float, str, bool, type(None), bytes, complex, range})
 
 
 def deep_copy(value: Any, memo: dict[int, Any]) -> Any:
@@ -121,34 +135,44 @@ def deep_copy(value: Any, memo: dict[int, Any]) -> Any:
     (plain dataclasses, lists, dicts, sets, tuples and atomic values): a step copies the state once and the
     dry run of the next step's dice once more, and deepcopy's general machinery was a tenth of a step. Any
     other object (slots, its own ``__deepcopy__`` or pickling hooks) goes to ``copy.deepcopy``."""
-    if isinstance(value, ATOMIC):
+    kind = type(value)
+    if kind in _ATOMIC_TYPES:
         return value
     found = memo.get(id(value))
     if found is not None:
         return found
-    kind = type(value)
+    atomic = _ATOMIC_TYPES
     if kind is dict:
         new_dict: dict[Any, Any] = {}
         memo[id(value)] = new_dict
         for key, item in value.items():
-            new_dict[deep_copy(key, memo)] = deep_copy(item, memo)
+            new_dict[key if type(key) in atomic else deep_copy(key, memo)] = (
+                item if type(item) in atomic else deep_copy(item, memo)
+            )
         return new_dict
     if kind is list:
         new_list: list[Any] = []
         memo[id(value)] = new_list
-        new_list.extend(deep_copy(item, memo) for item in value)
+        new_list.extend(item if type(item) in atomic else deep_copy(item, memo) for item in value)
         return new_list
     if kind is tuple:
-        items = tuple(deep_copy(item, memo) for item in value)
+        items = tuple(item if type(item) in atomic else deep_copy(item, memo) for item in value)
         same = all(a is b for a, b in zip(items, value, strict=True))
         return value if same else memo.setdefault(id(value), items)
     if kind is set:
         return memo.setdefault(id(value), {deep_copy(item, memo) for item in value})
+    if isinstance(value, ATOMIC):  # an enum member, a subclass of str or int...
+        return value
     if _plain_object(kind):
         new = object.__new__(kind)
         memo[id(value)] = new
         # as deepcopy restores an object's state (its __dict__, bypassing a frozen dataclass's __setattr__)
-        new.__dict__.update({name: deep_copy(item, memo) for name, item in vars(value).items()})
+        new.__dict__.update(
+            {
+                name: item if type(item) in atomic else deep_copy(item, memo)
+                for name, item in vars(value).items()
+            }
+        )
         return new
     return copy.deepcopy(value, memo)
 

@@ -87,20 +87,25 @@ class Site:
         asks for, so the page comes with the dice field's labels rather than filling them in a moment later."""
         with self.folds.lock(row.id):
             folded = self.folds.current(row.id)
-            state = self.state_from(folded, None)
+            state = self.state_from(folded, None, encoded=False)
             if state["needs"] == "action" and state["suggested"]:
                 state["dice_asked"] = tracker.dice_asked(folded.fight, "action", state["suggested"])
         return state
 
     @staticmethod
-    def state_from(folded: Folded, seen: int | None) -> dict[str, Any]:
+    def state_from(folded: Folded, seen: int | None, *, encoded: bool = True) -> dict[str, Any]:
+        """The referee's state of a kept fold; its log lines as they go into a JSON answer (:class:`Encoded`,
+        each encoded once), or with `encoded=False` as dicts (for a page)."""
         version = folded.row.version
-        lines = folded.lines(0 if seen is None else version - views.LOG_PAGE)
-        state = views.referee_view(folded.row, folded.fight, folded.stored, lines, folded.tabled)
+        start = 0 if seen is None else max(0, version - views.LOG_PAGE)
+        lines = folded.encoded_lines(start) if encoded else folded.lines(start)
+        fixed = views.encoded_fixed_blocks() if encoded else None
+        state = views.referee_view(folded.row, folded.fight, folded.stored, lines, folded.tabled, fixed)
         state["dice_asked"] = tracker.dice_asked(folded.fight, state["needs"])
         if seen is not None:  # what changed, and which page of the log `events` is
-            state["events_since"] = folded.lines(seen) if seen <= version else []
-            state["log_page"] = views.log_page(lines, version)
+            since = folded.encoded_lines(seen) if encoded else folded.lines(seen)
+            state["events_since"] = since if seen <= version else []
+            state["log_page"] = views.log_page(start, version)
         return state
 
     @staticmethod

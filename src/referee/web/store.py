@@ -24,14 +24,17 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from referee.engine.events import Event
 from referee.errors import StoreError
+from referee.web.commits import GroupCommit
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -136,8 +139,9 @@ class Store:
         # of up to 100 ms while the write lock is held (the tail of every step under load); another process
         # on the same file still waits in the busy handler
         self._writing = threading.Lock()
+        # concurrent writes share one commit (and its fsync); every CHECKPOINT_EVERY-th checkpoints the WAL
+        self._commits = GroupCommit(self._writing, CHECKPOINT_EVERY)
         self._local = threading.local()  # this thread's kept connection and the generation it was opened in
-        self._writes = 0  # this store's commits so far (every CHECKPOINT_EVERY-th one checkpoints the WAL)
         self._generation = 0
         _check_path(self.path)
         try:
@@ -214,28 +218,29 @@ class Store:
                 if db.in_transaction:
                     db.execute("COMMIT")
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One transaction that takes the write lock first, so version checks and writes are atomic."""
-        with self._connect() as db:
-            with self._writing:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield db
-                except BaseException:
-                    if db.in_transaction:  # SQLite already rolled back after e.g. "database or disk is full"
-                        db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
-                self._writes += 1
-                due = self._writes % CHECKPOINT_EVERY == 0
-            if due:
-                # Copy the WAL's committed pages into the file now, with the write lock released: left to
-                # SQLite, the commit that fills the WAL to 1000 pages does it, and every other writer waits
-                # behind that checkpoint (the slowest steps under load). A passive checkpoint waits for
-                # nobody and nobody waits for it; each commit is already on disk in the WAL (synchronous=FULL)
-                # whether or not it has been copied yet.
-                _checkpoint(db)
+    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` in a write transaction (the version checks and the writes of one change are atomic),
+        committed together with the writes other threads are waiting to make (:mod:`.commits`): one fsync for
+        all of them, each rolled back alone if it fails. Returns once its commit is on disk."""
+        write, led, due = self._commits.run(self._kept, work)
+        if any(isinstance(w.error, sqlite3.Error) for w in led):  # this thread's connection failed: not kept
+            self._drop_connection()
+        if due:
+            # Copy the WAL's committed pages into the file now, with the write lock released: left to
+            # SQLite, the commit that fills the WAL to 1000 pages does it, and every other writer waits
+            # behind that checkpoint (the slowest steps under load). A passive checkpoint waits for
+            # nobody and nobody waits for it; each commit is already on disk in the WAL (synchronous=FULL)
+            # whether or not it has been copied yet.
+            with suppress(sqlite3.Error):
+                _checkpoint(self._kept())
+        return write.outcome()
+
+    def _drop_connection(self) -> None:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        self._local.db = None
+        if db is not None:
+            with suppress(sqlite3.Error):
+                db.close()
 
     # --- server ------------------------------------------------------------------------------------
 
@@ -254,9 +259,12 @@ class Store:
         """A fresh session value for one browser (never the server's token) and what it opens."""
         value, session = new_token(), Session(scope, new_token())
         now = time.time()
-        with self._write() as db:
+
+        def work(db: sqlite3.Connection) -> None:
             db.execute("DELETE FROM sessions WHERE created < ?", (now - SESSION_SECONDS,))
             db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)", (_digest(value), scope, session.csrf, now))
+
+        self._write(work)
         return value, session
 
     def session(self, value: str) -> Session | None:
@@ -269,8 +277,7 @@ class Store:
         return None if found is None else Session(found[0], found[1])
 
     def revoke_session(self, value: str) -> None:
-        with self._write() as db:
-            db.execute("DELETE FROM sessions WHERE digest=?", (_digest(value),))
+        self._write(lambda db: db.execute("DELETE FROM sessions WHERE digest=?", (_digest(value),)))
 
     # --- encounters --------------------------------------------------------------------------------
 
@@ -282,12 +289,15 @@ class Store:
         now = time.time()
         encounter_id = secrets.token_hex(6)
         revision = 1 if events else 0
-        with self._write() as db:
+
+        def work(db: sqlite3.Connection) -> None:
             db.execute(
                 "INSERT INTO encounters VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (encounter_id, name, json.dumps(setup), new_token(), new_token(), revision, now, now),
             )
             _insert_events(db, encounter_id, 0, events)
+
+        self._write(work)
         return self.get(encounter_id)
 
     def encounters(self) -> list[EncounterRow]:
@@ -300,18 +310,22 @@ class Store:
             return _row(db, encounter_id)
 
     def rename(self, encounter_id: str, name: str) -> EncounterRow:
-        with self._write() as db:
+        def work(db: sqlite3.Connection) -> None:
             _row(db, encounter_id)
             db.execute(
                 "UPDATE encounters SET name=?, revision=revision+1, updated=? WHERE id=?",
                 (name, time.time(), encounter_id),
             )
+
+        self._write(work)
         return self.get(encounter_id)
 
     def delete(self, encounter_id: str) -> None:
-        with self._write() as db:
+        def work(db: sqlite3.Connection) -> None:
             _row(db, encounter_id)
             db.execute("DELETE FROM encounters WHERE id=?", (encounter_id,))
+
+        self._write(work)
 
     # --- the log -----------------------------------------------------------------------------------
 
@@ -332,21 +346,29 @@ class Store:
         events: Sequence[Event],
         *,
         revision: int | None = None,
+        texts: Sequence[str] | None = None,
     ) -> EncounterRow:
         """Add one step's events on top of `version` (and `revision`, if given); a new step clears the redo
-        stack. The setup never changes after creation: what a step decides is in its events."""
-        rows = _event_rows(encounter_id, version, [(version, e) for e in events])  # before the write lock
-        with self._write() as db:
+        stack. The setup never changes after creation: what a step decides is in its events. `texts`: the
+        events' :func:`stored_texts`, when the caller has made them already."""
+        if texts is None:
+            texts = stored_texts(events)
+        rows = [(encounter_id, version + i, version, text) for i, text in enumerate(texts)]
+
+        def work(db: sqlite3.Connection) -> EncounterRow:
             _check_seen(db, encounter_id, version, revision)
             db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", rows)
             db.execute("DELETE FROM redo WHERE encounter=?", (encounter_id,))
             return _touch(db, encounter_id)
 
+        return self._write(work)
+
     def truncate(
         self, encounter_id: str, version: int, keep: int, *, revision: int | None = None
     ) -> EncounterRow:
         """Keep the first `keep` events; the rest go onto the redo stack as one group."""
-        with self._write() as db:
+
+        def work(db: sqlite3.Connection) -> EncounterRow:
             _check_seen(db, encounter_id, version, revision)
             if not 0 <= keep < version:
                 raise StoreError(f"cannot undo back to line {keep}: the log has lines 0 to {version - 1}")
@@ -360,9 +382,12 @@ class Store:
             db.execute("DELETE FROM events WHERE encounter=? AND seq>=?", (encounter_id, keep))
             return _touch(db, encounter_id)
 
+        return self._write(work)
+
     def redo(self, encounter_id: str, version: int, *, revision: int | None = None) -> EncounterRow:
         """Put back the last undone group of events."""
-        with self._write() as db:
+
+        def work(db: sqlite3.Connection) -> EncounterRow:
             _check_seen(db, encounter_id, version, revision)
             grp = db.execute("SELECT MAX(grp) FROM redo WHERE encounter=?", (encounter_id,)).fetchone()[0]
             if grp is None:
@@ -373,6 +398,8 @@ class Store:
             )
             db.execute("DELETE FROM redo WHERE encounter=? AND grp=?", (encounter_id, grp))
             return _touch(db, encounter_id)
+
+        return self._write(work)
 
 
 def _checkpoint(db: sqlite3.Connection) -> None:
@@ -485,7 +512,21 @@ def _event_rows(
     encounter_id: str, start: int, events: Sequence[tuple[int, Event]]
 ) -> list[tuple[str, int, int, str]]:
     """The rows of the events table for (step, event) pairs stored from line `start` on."""
-    return [(encounter_id, start + i, step, json.dumps(e.to_dict())) for i, (step, e) in enumerate(events)]
+    texts = stored_texts([e for _, e in events])
+    return [
+        (encounter_id, start + i, step, text)
+        for i, ((step, _), text) in enumerate(zip(events, texts, strict=True))
+    ]
+
+
+def stored_texts(events: Sequence[Event]) -> list[str]:
+    """Each event as the events table holds it (its JSON)."""
+    return [json.dumps(e.to_dict()) for e in events]
+
+
+def from_stored(text: str) -> Event:
+    """An event as the store gives it back from its stored JSON."""
+    return Event.from_dict(json.loads(text))
 
 
 def _touch(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
@@ -496,5 +537,5 @@ def _touch(db: sqlite3.Connection, encounter_id: str) -> EncounterRow:
 
 
 def as_stored(e: Event) -> Event:
-    """The event as the store gives it back (through JSON, as :func:`_event_rows` writes it)."""
-    return Event.from_dict(json.loads(json.dumps(e.to_dict())))
+    """The event as the store gives it back (through JSON, as :func:`stored_texts` writes it)."""
+    return from_stored(stored_texts([e])[0])

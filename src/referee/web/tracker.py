@@ -30,7 +30,7 @@ from referee.files import MAX_FILE_BYTES, parse_yaml_bytes, setup_from_data
 from referee.setup import Setup
 from referee.web.folds import Folded, clone_fight, folds_of
 from referee.web.guard import strict_json
-from referee.web.store import EncounterRow, Store, StoredEvent, check_seen
+from referee.web.store import EncounterRow, Store, StoredEvent, check_seen, stored_texts
 
 log = logging.getLogger(__name__)
 
@@ -253,9 +253,10 @@ def _step_on(
     if ruling is not None:
         events = [with_ruling(e, ruling) for e in events]
     # stored on top of exactly the log it was computed from: the fold's revision, not only the count
-    stored_row = store.append(row.id, row.version, events, revision=row.revision)
+    texts = stored_texts(events)  # made once: what the store holds and what the kept fold reads back
+    stored_row = store.append(row.id, row.version, events, revision=row.revision, texts=texts)
     try:
-        folded.extend(stored_row, events)
+        folded.extend(stored_row, events, texts)
     except BaseException:  # a fold half brought up to date is never kept: the next read folds afresh
         folds_of(store).drop(row.id)
         raise

@@ -11,11 +11,12 @@ round), and their `revision` is a digest of what they see, so it moves only when
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from referee.rules.conditions import CONDITION_TABLE
 from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackContext, AttackForm, Situation
 from referee.rules.turns import winner_text
 from referee.vocabulary import CONDITIONS, PAIRED
+from referee.web.answers import Encoded, encode
 from referee.web.store import EncounterRow, StoredEvent
 
 if TYPE_CHECKING:
@@ -186,8 +188,14 @@ NEEDS_PARTNER = {"grappled": "by", "grappling": "by", "garrotted": "attack", "ga
 
 def condition_choices() -> list[dict[str, Any]]:
     """Every condition of the vocabulary for the picker: name, meaning, rule, and `partner`: "by" (put on
-    with the other combatant it ties), "attack" (arises from an attack only) or None."""
-    return [
+    with the other combatant it ties), "attack" (arises from an attack only) or None. Worked out once (the
+    vocabulary and the table are fixed): every answer carries it."""
+    return [dict(c) for c in _condition_choices()]
+
+
+@functools.cache
+def _condition_choices() -> tuple[dict[str, Any], ...]:
+    return tuple(
         {
             "name": name,
             "meaning": meaning,
@@ -195,7 +203,7 @@ def condition_choices() -> list[dict[str, Any]]:
             "partner": NEEDS_PARTNER.get(name) if name in PAIRED else None,
         }
         for name, meaning in sorted(CONDITIONS.items())
-    ]
+    )
 
 
 def suggested_action(fight: Fight, current: str | None) -> dict[str, Any] | None:
@@ -236,6 +244,31 @@ def action_kinds() -> list[dict[str, Any]]:
     return [dict(k) for k in _KINDS[key]]
 
 
+def fixed_blocks() -> dict[str, Any]:
+    """What every referee state carries that depends on no fight: the condition picker's choices, the action
+    kinds with their fields, the attack forms, the degrees of cover and concealment."""
+    return {
+        "condition_choices": condition_choices(),
+        "action_kinds": action_kinds(),
+        "forms": [f.value for f in AttackForm],
+        "cover": list(COVER_DEGREES),
+        "concealment": list(CONCEALMENT_DEGREES),
+    }
+
+
+_ENCODED_BLOCKS: dict[tuple[tuple[str, type], ...], dict[str, Encoded]] = {}
+
+
+def encoded_fixed_blocks() -> dict[str, Encoded]:
+    """:func:`fixed_blocks` as JSON, made once per registry (15 KB of every answer: half a change's)."""
+    key = tuple(sorted(ACTION_TYPES.items()))
+    found = _ENCODED_BLOCKS.get(key)
+    if found is None:
+        _ENCODED_BLOCKS.clear()
+        found = _ENCODED_BLOCKS[key] = {k: Encoded(encode(v)) for k, v in fixed_blocks().items()}
+    return found
+
+
 def _action_kinds() -> list[dict[str, Any]]:
     kinds = []
     for kind, cls in sorted(ACTION_TYPES.items()):
@@ -257,10 +290,9 @@ def _jsonable(value: Any) -> Any:
     return value if isinstance(value, str | int | float | bool) or value is None else str(value)
 
 
-def log_page(lines: list[dict[str, Any]], version: int) -> dict[str, Any]:
-    """Which lines of the log a change's `events` holds: `from` (first line) to `to` (one past the last, the
-    version), `complete` when that is the whole log."""
-    first = int(lines[0]["seq"]) if lines else version
+def log_page(first: int, version: int) -> dict[str, Any]:
+    """Which lines of the log a change's `events` holds: `from` (`first`, its first line) to `to` (one past the
+    last, the version), `complete` when that is the whole log."""
     return {"from": first, "to": version, "size": LOG_PAGE, "complete": first == 0}
 
 
@@ -268,11 +300,13 @@ def referee_view(
     row: EncounterRow,
     fight: Fight,
     stored: list[StoredEvent],
-    lines: list[dict[str, Any]] | None = None,
+    lines: list[dict[str, Any]] | Encoded | None = None,
     tabled: Sequence[Event] | None = None,
+    fixed: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The referee's state; `lines` (the log's lines already shown, :meth:`Folded.lines`) or, without it,
-    every line of `stored` with its hit points left; `tabled` (the table actions of the log) or the log."""
+    every line of `stored` with its hit points left; `tabled` (the table actions of the log) or the log;
+    `fixed` (:func:`encoded_fixed_blocks`, for a JSON answer) or :func:`fixed_blocks`."""
     state = fight.state
     current = fight.next_actor() if fight.needs() == "action" else None
     hidden = hidden_names(fight, tabled)
@@ -329,11 +363,7 @@ def referee_view(
         "notes": [
             e.text for e in (fight.events if tabled is None else tabled) if e.data.get("table") == "note"
         ],
-        "condition_choices": condition_choices(),
-        "action_kinds": action_kinds(),
-        "forms": [f.value for f in AttackForm],
-        "cover": list(COVER_DEGREES),
-        "concealment": list(CONCEALMENT_DEGREES),
+        **(fixed_blocks() if fixed is None else fixed),
         "rulings": list(fight.setup.rulings),  # the encounter's stored rulings (ODD-SIT-1)
     }
 
