@@ -34,6 +34,7 @@ from referee.sim.result import Tally
 PROCESSES_SWITCH = "REFEREE_ENGINE_PROCESSES"  # `1`: every fight in this process
 SPLIT_AT = 64  # fights in a batch from which a helper process plays some: below, the hand-over costs more
 GUIDE = 8  # a batch is played in parts, taken in turn by whichever process is free: 1/GUIDE of what is left
+BEFORE_FORK = 3  # fights played here before a helper is forked: it inherits the caches they filled
 
 
 def event_batch(setup: Setup, n: int, rng: np.random.Generator, processes: int | None = None) -> Tally:
@@ -44,7 +45,13 @@ def event_batch(setup: Setup, n: int, rng: np.random.Generator, processes: int |
     count = batch_processes(n, setup) if processes is None else max(1, min(processes, n))
     if count == 1:
         return play(setup, seeds)
-    return _helpers(setup, count - 1).share(seeds)
+    kept = _kept_helpers(setup, count - 1)
+    if kept is not None:
+        return kept.share(seeds)
+    # The first fights fill the caches most (plans, memos): played before the fork, they are filled
+    # once, and the helper inherits them, instead of both processes filling them side by side.
+    first = _Count(setup).add(seeds[:BEFORE_FORK])
+    return _fork_helpers(setup, count - 1).share(seeds[BEFORE_FORK:], first)
 
 
 def play(setup: Setup, seeds: list[int]) -> Tally:
@@ -128,6 +135,8 @@ def batch_processes(n: int, setup: Setup | None = None) -> int:
 
 
 # --- the helper processes: forked once per setup, kept for the following batches ---------------------
+# Before the fork this process plays the first BEFORE_FORK fights: the helper inherits what their first
+# calls fill (the caches, the interpreter's specialised code), which it would otherwise fill again.
 # Each batch's seeds are sent to every helper; then this process and the helpers take its parts in turn
 # from a counter they share (guided: each part 1/GUIDE of the fights left), so that a process that gets
 # less of a core (a loaded machine, a helper still filling its caches) plays fewer. A helper sends back
@@ -159,14 +168,15 @@ class _Helpers:
             self.pipes.append(mine)
             self.processes.append(process)
 
-    def share(self, seeds: list[int]) -> Tally:
-        """The tally of `seeds`, played part by part here and in the helpers (the same tally however the
-        parts fall). After an error, the helpers are ended and the next batch forks new ones."""
+    def share(self, seeds: list[int], played: _Count | None = None) -> Tally:
+        """The tally of `seeds` (and of the fights counted in `played`), played part by part here and in
+        the helpers (the same tally however the parts fall). After an error, the helpers are ended and
+        the next batch forks new ones."""
         self.batch += 1
         batch, shared = self.batch, self.shared
         with shared.get_lock():
             shared[0], shared[1] = batch, 0
-        count = _Count(self.setup)
+        count = played or _Count(self.setup)
         sent: dict[int, Counts] = {}  # a helper's parts by their first fight
         mine: set[int] = set()  # the first fights of the parts played here
         try:
@@ -262,11 +272,17 @@ def _serve(setup: Setup, pipe: Connection, shared: SynchronizedArray[int]) -> No
 _HELPERS: _Helpers | None = None
 
 
-def _helpers(setup: Setup, count: int) -> _Helpers:
-    """`count` helper processes forked with `setup` (a Setup holds mapping proxies, which do not pickle)."""
-    global _HELPERS
+def _kept_helpers(setup: Setup, count: int) -> _Helpers | None:
+    """The `count` helper processes forked with `setup` for an earlier batch, if they are still kept."""
     if _HELPERS is not None and _HELPERS.setup is setup and len(_HELPERS.pipes) == count:
         return _HELPERS
+    return None
+
+
+def _fork_helpers(setup: Setup, count: int) -> _Helpers:
+    """`count` new helper processes forked with `setup` (a Setup holds mapping proxies, which do not
+    pickle), in place of any kept."""
+    global _HELPERS
     close_helpers()
     _HELPERS = _Helpers(setup, count)
     return _HELPERS
