@@ -37,7 +37,7 @@ from referee.engine.tactics import choose_action
 from referee.errors import IllegalActionError
 from referee.files import Setup
 from referee.rules.attack import AttackPlan, plan_attack
-from referee.sim import routine_steps
+from referee.sim import blow_backs, routine_steps
 from referee.sim.deflections import check_who_spent, meets_own_deflections, padded
 from referee.sim.round_ends import RoundDraws
 from referee.sim.rounds import RoundVariants, scripted_target
@@ -93,11 +93,12 @@ class Situation:
     primary: str | None = None  # a later step's: the fallen target it moved on from (None: continues)
     spent_back: int = 0  # deflections the attacker has spent this round, on the target's attack (DAC-DEFL-3)
 
-    def probe(self, setup: Setup, number: int, hp: int = 1) -> Any:
+    def probe(self, setup: Setup, number: int, hp: int = 1, own: tuple[str, ...] | None = None) -> Any:
         """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice). A later
         step of a routine on its target finds the attacker among the target's attackers, after the
         `earlier` ones (ODD-AC-SHIELD); one that moved on finds the first target down. Deflections the
-        attacker has spent (a blow back meets them, MF-FUMBLE-2) were spent on the target's attack on it."""
+        attacker has spent (a blow back meets them, MF-FUMBLE-2) were spent on the target's attack on it.
+        `own`: the attacker's own attackers this round instead (sim/blow_backs.py checks they change nothing)."""
         surprised = None if self.caught is None else ([self.target] if self.caught else [])
         marks = {} if self.marks is None else {self.attacker: self.marks[1], self.target: self.marks[0]}
         earlier = {self.target: self.earlier}
@@ -113,6 +114,8 @@ class Situation:
                 {**earlier, self.attacker: (self.target,)},
                 {**spent, self.attacker: self.spent_back},
             )
+        if own is not None:
+            earlier = {**earlier, self.attacker: own}
         return outcomes.probe_state(setup, {self.target: hp}, number, earlier, surprised, spent, marks, down)
 
     def first_step(self) -> Situation:
@@ -296,7 +299,15 @@ class _Compiler:
             return first
         own = (*key, (attacker_state, where.spent_back))
         if own not in self.raw:
-            self.raw[own] = self._distribution(state, action, plan, where)
+            found = self._distribution(state, action, plan, where)
+            if _strikes_back(found):  # MF-FUMBLE-2 with ODD-AC-SHIELD: refused where the tables differ
+                hp, number = state[where.target].hp, max(state.round, 1)
+                own_attackers = blow_backs.own_attackers(self.setup, where.attacker, where.target)
+                beset = self._distribution(
+                    where.probe(self.setup, number, hp, own_attackers), action, plan, where
+                )
+                blow_backs.check_own_attackers(where.attacker, where.target, found, beset)
+            self.raw[own] = found
         return self.raw[own]
 
     def _outcomes(
@@ -430,6 +441,7 @@ def attack_tables(
         reached = len(states.lists[kind])
         plans[:, :, i, :, :, reached:] = plans[:, :, i, :, :, :1]
         plans[:, i, :, :, :, :, reached:] = plans[:, i, :, :, :, :, :1]
+    blow_backs.check_distinct_attackers(plans, compiler.dists, enemy, names)  # MF-FUMBLE-2, ODD-AC-SHIELD
     if all((plans[:, :, :, k] == plans[:, :, :, 0]).all() for k in range(k_count)):
         plans = plans[:, :, :, :1].copy()  # earlier attackers change nothing: skip counting them
     attacker_states = width
