@@ -126,9 +126,12 @@ class Situation:
         return replace(self, target=target, earlier=earlier, spent=spent, step=0, primary=None)
 
 
-def _planned(setup: Setup, where: Situation, number: int) -> tuple[Any, Any]:
-    """The tactics' action when the target is the one to hit, and its plan (None: waits)."""
-    state = where.probe(setup, number)
+def _planned(
+    setup: Setup, where: Situation, number: int, own: tuple[str, ...] | None = None
+) -> tuple[Any, Any]:
+    """The tactics' action when the target is the one to hit, and its plan (None: waits); `own`: the
+    attacker's own attackers this round (the tables' have none)."""
+    state = where.probe(setup, number, own=own)
     action = choose_action(state, where.attacker)
     if isinstance(action, Refused) and isinstance(action.action, Wait | Attack):
         # a tactic the rules refuse (MF-OTHER-1, MF-COVER-3...): the engine writes a free note and takes
@@ -186,6 +189,12 @@ class _Compiler:
         if where.step:
             return self.compile_step(where, pair, wear)
         state, chosen = _planned(setup, where, where.round_no or 1)
+        _, beset = _planned(
+            setup, where, where.round_no or 1, blow_backs.own_attackers(setup, where.attacker, where.target)
+        )
+        blow_backs.check_own_plan(
+            where.attacker, where.target, *(None if c is None else _plan_key(c[1]) for c in (chosen, beset))
+        )
         if chosen is not None:
             chosen = self._first_of_routine(state, where, *chosen)
         if chosen is not None:

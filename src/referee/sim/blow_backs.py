@@ -16,6 +16,9 @@ the attacks each combatant received this round, not its distinct attackers. Both
     (sim/attacks.py compiles a count beyond the other foes as the fewer, or with the attacker's own blow
     back among them). So it is refused where a combatant with several enemies can draw a blow back and
     the attacks on it change with the count of its earlier attackers (:func:`check_distinct_attackers`).
+
+The same probe checks every attack's plan (:func:`check_own_plan`): the tables plan it with the attacker
+unattacked, refused where being attacked changes it.
 """
 
 from __future__ import annotations
@@ -71,3 +74,16 @@ def check_distinct_attackers(
                 f" with its earlier attackers this round (ODD-AC-SHIELD): the fast tables count the attacks"
                 f" it received, not its distinct attackers"
             )
+
+
+def check_own_plan(attacker: str, target: str, plan: object, beset: object) -> None:
+    """Refuse an attack whose plan (or the tactics' choice) changes once the attacker has been attacked this
+    round (`beset`, as :func:`own_attackers` leaves it): the tables plan every attack with the attacker
+    unattacked. E.g. an invisible target is found once it attacked the attacker (MOD-COND-INVIS-1,
+    MF-VIS-2), an exhausted attacker may defend itself (MOD-COND-EXHAUSTED)."""
+    if plan != beset:
+        raise Unsupported(
+            f"{attacker}'s attack on {target} changes once {attacker} has been attacked this round (by"
+            f" {target}, found as it attacks, MOD-COND-INVIS-1, MF-VIS-2; or defended against,"
+            f" MOD-COND-EXHAUSTED): not carried by the fast tables"
+        )
