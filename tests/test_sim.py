@@ -187,7 +187,7 @@ def test_wilson_interval() -> None:
 @pytest.mark.parametrize(
     ("example", "preset"),
     [
-        ("skirmish.yaml", "mf"),
+        ("house_rules_duel.yaml", "mf"),  # blow backs in a group (MF-FUMBLE-2)
         ("angthar_and_the_goblins.yaml", "odd"),
         ("preset_mf.yaml", "mf"),  # the free round of surprise (ODD-SURP-4, MF-SURP-2)
         ("preset_mf.yaml", "full"),  # surprise and armour damaged by criticals (HR-ARMDMG-1)

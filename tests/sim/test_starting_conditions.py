@@ -58,3 +58,14 @@ def test_a_condition_an_attack_changes_is_carried() -> None:
     compiled, reason = sim.plan_run(goblin_with("sleeping"))
     assert compiled is not None, reason
     assert compiled.attacker_states >= 2 and (compiled.out_wear >= 0).any()
+
+
+@pytest.mark.parametrize("preset", ["mod", "mf"])
+def test_an_invisible_foe_found_once_it_attacks_is_refused_with_the_reason(preset: str) -> None:
+    # rule: MOD-COND-INVIS-1 (mod), MF-VIS-2 (mf): Angthar may attack the invisible goblin once it has
+    # attacked him this round; the tables plan his attack with him unattacked, so the fast path refuses
+    compiled, reason = sim.plan_run(goblin_with("invisible", preset))
+    assert compiled is None
+    assert "changes once Angthar has been attacked this round" in reason and "MOD-COND-INVIS-1" in reason
+    result = sim.simulate(goblin_with("invisible", preset), 2, seed=1)
+    assert result.path == sim.EVENT_ENGINE and result.reason == reason

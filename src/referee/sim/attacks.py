@@ -37,7 +37,7 @@ from referee.engine.tactics import choose_action
 from referee.errors import IllegalActionError
 from referee.files import Setup
 from referee.rules.attack import AttackPlan, plan_attack
-from referee.sim import routine_steps
+from referee.sim import blow_backs, routine_steps
 from referee.sim.deflections import check_who_spent, meets_own_deflections, padded
 from referee.sim.round_ends import RoundDraws
 from referee.sim.rounds import RoundVariants, scripted_target
@@ -93,11 +93,12 @@ class Situation:
     primary: str | None = None  # a later step's: the fallen target it moved on from (None: continues)
     spent_back: int = 0  # deflections the attacker has spent this round, on the target's attack (DAC-DEFL-3)
 
-    def probe(self, setup: Setup, number: int, hp: int = 1) -> Any:
+    def probe(self, setup: Setup, number: int, hp: int = 1, own: tuple[str, ...] | None = None) -> Any:
         """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice). A later
         step of a routine on its target finds the attacker among the target's attackers, after the
         `earlier` ones (ODD-AC-SHIELD); one that moved on finds the first target down. Deflections the
-        attacker has spent (a blow back meets them, MF-FUMBLE-2) were spent on the target's attack on it."""
+        attacker has spent (a blow back meets them, MF-FUMBLE-2) were spent on the target's attack on it.
+        `own`: the attacker's own attackers this round instead (sim/blow_backs.py checks they change nothing)."""
         surprised = None if self.caught is None else ([self.target] if self.caught else [])
         marks = {} if self.marks is None else {self.attacker: self.marks[1], self.target: self.marks[0]}
         earlier = {self.target: self.earlier}
@@ -113,6 +114,8 @@ class Situation:
                 {**earlier, self.attacker: (self.target,)},
                 {**spent, self.attacker: self.spent_back},
             )
+        if own is not None:
+            earlier = {**earlier, self.attacker: own}
         return outcomes.probe_state(setup, {self.target: hp}, number, earlier, surprised, spent, marks, down)
 
     def first_step(self) -> Situation:
@@ -123,9 +126,12 @@ class Situation:
         return replace(self, target=target, earlier=earlier, spent=spent, step=0, primary=None)
 
 
-def _planned(setup: Setup, where: Situation, number: int) -> tuple[Any, Any]:
-    """The tactics' action when the target is the one to hit, and its plan (None: waits)."""
-    state = where.probe(setup, number)
+def _planned(
+    setup: Setup, where: Situation, number: int, own: tuple[str, ...] | None = None
+) -> tuple[Any, Any]:
+    """The tactics' action when the target is the one to hit, and its plan (None: waits); `own`: the
+    attacker's own attackers this round (the tables' have none)."""
+    state = where.probe(setup, number, own=own)
     action = choose_action(state, where.attacker)
     if isinstance(action, Refused) and isinstance(action.action, Wait | Attack):
         # a tactic the rules refuse (MF-OTHER-1, MF-COVER-3...): the engine writes a free note and takes
@@ -183,6 +189,12 @@ class _Compiler:
         if where.step:
             return self.compile_step(where, pair, wear)
         state, chosen = _planned(setup, where, where.round_no or 1)
+        _, beset = _planned(
+            setup, where, where.round_no or 1, blow_backs.own_attackers(setup, where.attacker, where.target)
+        )
+        blow_backs.check_own_plan(
+            where.attacker, where.target, *(None if c is None else _plan_key(c[1]) for c in (chosen, beset))
+        )
         if chosen is not None:
             chosen = self._first_of_routine(state, where, *chosen)
         if chosen is not None:
@@ -296,7 +308,15 @@ class _Compiler:
             return first
         own = (*key, (attacker_state, where.spent_back))
         if own not in self.raw:
-            self.raw[own] = self._distribution(state, action, plan, where)
+            found = self._distribution(state, action, plan, where)
+            if _strikes_back(found):  # MF-FUMBLE-2 with ODD-AC-SHIELD: refused where the tables differ
+                hp, number = state[where.target].hp, max(state.round, 1)
+                own_attackers = blow_backs.own_attackers(self.setup, where.attacker, where.target)
+                beset = self._distribution(
+                    where.probe(self.setup, number, hp, own_attackers), action, plan, where
+                )
+                blow_backs.check_own_attackers(where.attacker, where.target, found, beset)
+            self.raw[own] = found
         return self.raw[own]
 
     def _outcomes(
@@ -430,6 +450,7 @@ def attack_tables(
         reached = len(states.lists[kind])
         plans[:, :, i, :, :, reached:] = plans[:, :, i, :, :, :1]
         plans[:, i, :, :, :, :, reached:] = plans[:, i, :, :, :, :, :1]
+    blow_backs.check_distinct_attackers(plans, compiler.dists, enemy, names)  # MF-FUMBLE-2, ODD-AC-SHIELD
     if all((plans[:, :, :, k] == plans[:, :, :, 0]).all() for k in range(k_count)):
         plans = plans[:, :, :, :1].copy()  # earlier attackers change nothing: skip counting them
     attacker_states = width

@@ -8,7 +8,8 @@ that come and go, starting ones that end — are the states of :mod:`referee.sim
 engine's own events; an end of round that rolls dice (drowning) is drawn per round
 (:mod:`referee.sim.round_ends`), segment delays per state (:mod:`referee.sim.delays`). Encounters the
 tables cannot express (positions, holds, hooks that act or roll dice at the start of a round other than
-segment delays, ...) raise :class:`Unsupported`, and the event engine plays them instead.
+segment delays, a blow back that meets the attacker's own attackers, :mod:`referee.sim.blow_backs`, ...)
+raise :class:`Unsupported`, and the event engine plays them instead.
 """
 
 from __future__ import annotations
