@@ -42,14 +42,13 @@ from referee.sim.deflections import check_who_spent, meets_own_deflections, padd
 from referee.sim.round_ends import RoundDraws
 from referee.sim.rounds import RoundVariants, scripted_target
 from referee.sim.states import States
-from referee.sim.tables import LEAF_LIMIT, SimOutcome, Unsupported
+from referee.sim.tables import LEAF_LIMIT, MAX_EARLIER_ATTACKERS, SimOutcome, Unsupported
 from referee.vocabulary import PAIRED
 
 Outcome = outcomes.Outcome
 # a phase of the tables: (round, the free round's target surprised or None, step of a routine, moved on)
 Phase = tuple[int, bool | None, int, bool]
 OUTCOME_FIELDS = 10
-MAX_EARLIER_ATTACKERS = 3  # attackers already counted on a target (shields cover at most 3, ODD-AC-SHIELD)
 MAX_DEFLECTIONS = 6  # deflections spent in a round that the tables may count (DAC-DEFL-3)
 
 

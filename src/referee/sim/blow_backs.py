@@ -30,9 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.files import Setup
-from referee.sim.tables import SimOutcome, Unsupported
-
-MOST_COVERED = 3  # the most attackers a shield covers (ODD-AC-SHIELD), as sim/attacks.py counts them
+from referee.sim.tables import MAX_EARLIER_ATTACKERS, SimOutcome, Unsupported
 
 
 def own_attackers(setup: Setup, attacker: str, target: str) -> tuple[str, ...]:
@@ -40,7 +38,7 @@ def own_attackers(setup: Setup, attacker: str, target: str) -> tuple[str, ...]:
     this round: the shield they leave the attacker takes a blow back by the target last (ODD-AC-SHIELD)."""
     side = next(c.side for c in setup.combatants if c.name == attacker)
     others = [c.name for c in setup.combatants if c.side != side and c.name != target]
-    return (*others[:MOST_COVERED], target)
+    return (*others[:MAX_EARLIER_ATTACKERS], target)
 
 
 def check_own_attackers(

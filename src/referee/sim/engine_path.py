@@ -176,7 +176,7 @@ class _Helpers:
         batch, shared = self.batch, self.shared
         with shared.get_lock():
             shared[0], shared[1] = batch, 0
-        count = played or _Count(self.setup)
+        count = played if played is not None else _Count(self.setup)
         sent: dict[int, Counts] = {}  # a helper's parts by their first fight
         mine: set[int] = set()  # the first fights of the parts played here
         try:

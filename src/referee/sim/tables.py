@@ -26,6 +26,7 @@ SimOutcome = tuple[int, int, int, int, int, int, int, int, int, int]
 T = TypeVar("T", bound=Hashable)
 
 LEAF_LIMIT = 20_000  # dice sequences enumerated per attack or hit-point roll before giving up
+MAX_EARLIER_ATTACKERS = 3  # attackers already counted on a target (shields cover at most 3, ODD-AC-SHIELD)
 TABLE_LIMIT = 1 << 20  # entries of one lookup table; larger exact tables are rounded (see to_table)
 
 
