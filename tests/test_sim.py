@@ -201,6 +201,8 @@ def test_wilson_interval() -> None:
         ("owlbear.yaml", "dac"),  # a routine's attacks spend deflections (ODD-ATK-3, DAC-DEFL-3)
         ("underwater.yaml", "odd"),  # drowning: an end of round that rolls dice (MF-DROWN-2/3)
         ("mod_conditions.yaml", "mod"),  # segment delays: keys drawn per state (GAP-SEGMENTS)
+        ("skirmish.yaml", "mf"),  # a blow back meets a shield as its attacker's own attackers leave it (J)
+        ("preset_hr.yaml", "mf"),  # J with the combatants' states (HR-ARMDMG-1, MOD-COND-SLEEP-M)
         (
             "house_rules_duel.yaml",
             "dac",
@@ -218,3 +220,27 @@ def test_numba_and_numpy_kernels_agree(example: str, preset: str) -> None:
     for i in range(len(setup.combatants)):
         a, b = compiled.tally.alive[i] / fights, arrays.tally.alive[i] / fights
         assert abs(a - b) <= 4.5 * math.sqrt((a * (1 - a) + 1e-5) * 2 / fights)
+
+
+def test_both_kernels_track_each_one_s_distinct_attackers_this_round() -> None:
+    # rule: ODD-AC-SHIELD, MF-FUMBLE-2: the kernels keep each combatant's distinct attackers this round and
+    # look up J (the target's place among the attacker's attackers, or their count) and K. Tables made to
+    # tell (every attacker beset by another than its target waits) move the fight far from the real ones,
+    # and both kernels play them alike
+    from dataclasses import replace
+
+    setup = under("skirmish.yaml", "mf")
+    compiled, reason = sim.plan_run(setup)
+    assert compiled is not None and compiled.own_count > 1, reason
+    plans = compiled.plan_index.copy()
+    by_own = plans.reshape(*plans.shape[:3], -1, compiled.own_count, plans.shape[4])
+    by_own[:, :, :, :, 1:] = -1
+    waits = replace(compiled, plan_index=plans, may_wait=True)
+    fights = 60_000
+    real = sim.simulate(setup, fights, seed=31, tables=compiled)
+    told = [
+        sim.simulate(setup, fights, seed=s, kernel=k, tables=waits)
+        for s, k in ((32, sim.NUMBA), (33, sim.NUMPY))
+    ]
+    assert_samples_agree(told[0], told[1])
+    assert abs(told[0].win_rate("Party") - real.win_rate("Party")) > 0.05  # ~7 points; the kernels' ~1

@@ -197,6 +197,12 @@ NEWLY_FAST = [  # (example, preset, engine fights)
     ("owlbear.yaml", "odd", ENGINE_FIGHTS),  # rule: ODD-ATK-3 (the rest of the routine moves on)
     ("owlbear.yaml", "mf", ENGINE_FIGHTS),  # rule: ODD-ATK-3, MF-FUMBLE-2 (a blow back stops the routine)
     ("owlbear.yaml", "dac", ENGINE_FIGHTS),  # rule: ODD-ATK-3, DAC-DEFL-3 (the routine spends deflections)
+    # rule: MF-FUMBLE-2, ODD-AC-SHIELD (a blow back meets a shield as its attacker's own attackers leave it:
+    # J, each one's distinct attackers; attack by attack in tests/agreement/test_blow_backs.py)
+    ("skirmish.yaml", "mf", 1_500),
+    ("mod_conditions.yaml", "mf", ENGINE_FIGHTS),
+    ("preset_full.yaml", "mf", ENGINE_FIGHTS),
+    ("preset_hr.yaml", "mf", 1_500),
 ]
 
 

@@ -57,8 +57,6 @@ VECTORISED_CASES = {
     *(("owlbear.yaml", preset) for preset in PRESETS),  # a routine, one attack at a time (ODD-ATK-3)
     # drowning, an end of round that rolls dice, per round (MF-DROWN-2/3); under `mod` segment delays too
     *(("underwater.yaml", preset) for preset in PRESETS),
-} - {  # a blow back meets a shield-bearer's shield as its own attackers leave it (MF-FUMBLE-2, ODD-AC-SHIELD)
-    (example, "mf") for example in ("mod_conditions.yaml", "preset_full.yaml", "preset_hr.yaml", "skirmish.yaml")
 }  # fmt: skip
 # Small cases the exact odds refuse but the fast path carries: the free round of surprise (ODD-SURP-4),
 # armour damaged by criticals (HR-ARMDMG-1..4, the `hr` and `full` presets), subdual damage (GAP-SUBDUAL),

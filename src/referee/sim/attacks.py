@@ -30,17 +30,17 @@ import numpy.typing as npt
 
 from referee import chance
 from referee.engine import outcomes, routines
-from referee.engine.actions import Attack, Wait
+from referee.engine.actions import Attack
 from referee.engine.refusals import Refused
 from referee.engine.resolve import attack_context
 from referee.engine.tactics import choose_action
-from referee.errors import IllegalActionError
 from referee.files import Setup
 from referee.rules.attack import AttackPlan, plan_attack
 from referee.sim import blow_backs, routine_steps
 from referee.sim.deflections import check_who_spent, meets_own_deflections, padded
 from referee.sim.round_ends import RoundDraws
 from referee.sim.rounds import RoundVariants, scripted_target
+from referee.sim.situations import Situation, effects, plan_key, planned, step_key
 from referee.sim.states import States
 from referee.sim.tables import LEAF_LIMIT, MAX_EARLIER_ATTACKERS, SimOutcome, Unsupported
 from referee.vocabulary import PAIRED
@@ -52,108 +52,10 @@ OUTCOME_FIELDS = 10
 MAX_DEFLECTIONS = 6  # deflections spent in a round that the tables may count (DAC-DEFL-3)
 
 
-def _plan_key(plan: AttackPlan) -> tuple[Any, ...]:
-    """What makes two attacks resolve alike (names aside)."""
-    c = plan.check
-    return (
-        plan.weapon, plan.form, tuple(m.value for m in c.modifiers), c.target, c.natural, c.keep, c.automatic,
-        c.compare, c.sides, c.count, plan.damage, plan.critical, plan.miss_chance, plan.miss_dice,
-        plan.on_hit, plan.on_attempt, plan.deflection_used,
-    )  # fmt: skip
-
-
-def _effects(plan: AttackPlan) -> str:
-    """The conditions an attack imposes, as a short list: `grappled on Hob until removed (ODD-GRAP-3)`."""
-    parts = []
-    for when, effects in (("on a hit", plan.on_hit), ("when tried", plan.on_attempt)):
-        for e in effects:
-            until = (
-                "until removed" if e.rounds is None
-                else "to the end of the round" if e.rounds == 0
-                else "for 1 more round" if e.rounds == 1 else f"for {e.rounds} more rounds"
-            )  # fmt: skip
-            parts.append(f"{e.condition} on the {e.who} {when}, {until}, {e.rule}")
-    return "; ".join(parts)
-
-
-@dataclass(frozen=True)
-class Situation:
-    """Where an attack is made (see the module docstring)."""
-
-    attacker: str
-    target: str
-    earlier: tuple[str, ...]
-    caught: bool | None = None  # None: a round of initiative; else the free round, target surprised?
-    spent: int = 0
-    marks: tuple[outcomes.Mark, outcomes.Mark] | None = None  # the target's and the attacker's states
-    round_no: int = 1  # 1: round 1; 2: every later round (checked on others); the free round: 0
-    down: tuple[str, ...] = ()  # fallen before the round: the attacker's named target, when not this one
-    step: int = 0  # the attack of a routine (ODD-ATK-3, sim/routine_steps.py): 0, the first
-    primary: str | None = None  # a later step's: the fallen target it moved on from (None: continues)
-    spent_back: int = 0  # deflections the attacker has spent this round, on the target's attack (DAC-DEFL-3)
-
-    def probe(self, setup: Setup, number: int, hp: int = 1, own: tuple[str, ...] | None = None) -> Any:
-        """The probe state; the target has `hp` (1: it is the one to hit, the tactics' choice). A later
-        step of a routine on its target finds the attacker among the target's attackers, after the
-        `earlier` ones (ODD-AC-SHIELD); one that moved on finds the first target down. Deflections the
-        attacker has spent (a blow back meets them, MF-FUMBLE-2) were spent on the target's attack on it.
-        `own`: the attacker's own attackers this round instead (sim/blow_backs.py checks they change nothing)."""
-        surprised = None if self.caught is None else ([self.target] if self.caught else [])
-        marks = {} if self.marks is None else {self.attacker: self.marks[1], self.target: self.marks[0]}
-        earlier = {self.target: self.earlier}
-        down = self.down
-        if self.step and self.primary is None:
-            earlier = {self.target: (*self.earlier, self.attacker)}
-        elif self.primary is not None:
-            earlier = {self.primary: (self.attacker,), **earlier}
-            down = (*down, self.primary)
-        spent = {self.target: self.spent}
-        if self.spent_back:
-            earlier, spent = (
-                {**earlier, self.attacker: (self.target,)},
-                {**spent, self.attacker: self.spent_back},
-            )
-        if own is not None:
-            earlier = {**earlier, self.attacker: own}
-        return outcomes.probe_state(setup, {self.target: hp}, number, earlier, surprised, spent, marks, down)
-
-    def first_step(self) -> Situation:
-        """Where the routine began: the target it was declared at, before the attacker struck it."""
-        target = self.primary if self.primary is not None else self.target
-        earlier = () if self.primary is not None else self.earlier
-        spent = 0 if self.primary is not None else self.spent
-        return replace(self, target=target, earlier=earlier, spent=spent, step=0, primary=None)
-
-
-def _planned(
-    setup: Setup, where: Situation, number: int, own: tuple[str, ...] | None = None
-) -> tuple[Any, Any]:
-    """The tactics' action when the target is the one to hit, and its plan (None: waits); `own`: the
-    attacker's own attackers this round (the tables' have none)."""
-    state = where.probe(setup, number, own=own)
-    action = choose_action(state, where.attacker)
-    if isinstance(action, Refused) and isinstance(action.action, Wait | Attack):
-        # a tactic the rules refuse (MF-OTHER-1, MF-COVER-3...): the engine writes a free note and takes
-        # the legal action instead (engine/refusals.py), which is what the tables play
-        action = action.action
-    if isinstance(action, Wait):
-        return state, None
-    if not isinstance(action, Attack) or action.target != where.target:
-        raise Unsupported(
-            f"the tactics give {where.attacker} a {action.kind} action, not a plain attack on {where.target}"
-        )
-    try:
-        plan = plan_attack(attack_context(state, action))
-    except IllegalActionError:
-        return state, None
-    return state, (action, plan)
-
-
-def _step_key(found: tuple[Any, Attack, AttackPlan | None] | None) -> Any:
-    """What tells a routine step's plans apart between rounds (None: no routine; "lost": no attack)."""
-    if found is None:
-        return None
-    return "lost" if found[2] is None else _plan_key(found[2])
+def _hits_back(dist: dict[SimOutcome, Fraction]) -> bool:
+    """Whether a compiled table's attack can draw a blow back (MF-FUMBLE-2): damage, subdual damage or
+    deflections spent on the attacker, or attacks back (as :func:`_strikes_back` reads the engine's)."""
+    return any(o[1] or o[2] or o[4] or o[7] for o in dist)
 
 
 def _strikes_back(found: dict[outcomes.Effects, Fraction]) -> bool:
@@ -174,6 +76,7 @@ class _Compiler:
         self.spends = False  # some attack compiled since the flag was cleared spends deflections
         self.rounds = RoundVariants.of(setup)
         self.lengths: dict[str, int] = {}  # each attacker's routine, where longer than one attack
+        self.own_matters = False  # some blow back changes with the attacker's own attackers (J)
 
     def compile(self, where: Situation, pair: tuple[str, str], wear: tuple[int, int]) -> int:
         """The outcome table of the attacker's default attack in `where` (-1: the tactics wait).
@@ -187,13 +90,22 @@ class _Compiler:
         setup = self.setup
         if where.step:
             return self.compile_step(where, pair, wear)
-        state, chosen = _planned(setup, where, where.round_no or 1)
-        _, beset = _planned(
+        state, chosen = planned(setup, where, where.round_no or 1)
+        _, beset = planned(
             setup, where, where.round_no or 1, blow_backs.own_attackers(setup, where.attacker, where.target)
         )
         blow_backs.check_own_plan(
-            where.attacker, where.target, *(None if c is None else _plan_key(c[1]) for c in (chosen, beset))
+            where.attacker, where.target, *(None if c is None else plan_key(c[1]) for c in (chosen, beset))
         )
+        if where.attacker not in where.earlier:  # K: as if it struck the target back earlier (MF-FUMBLE-2)
+            _, present = planned(
+                setup, replace(where, earlier=(*where.earlier, where.attacker)), where.round_no or 1
+            )
+            blow_backs.check_present_plan(
+                where.attacker,
+                where.target,
+                *(None if c is None else plan_key(c[1]) for c in (chosen, present)),
+            )
         if chosen is not None:
             chosen = self._first_of_routine(state, where, *chosen)
         if chosen is not None:
@@ -202,9 +114,9 @@ class _Compiler:
         # the attack must not change in its other rounds (checked in round 3, the second and the last
         # of them); the free round is played once
         for number in self.rounds.checks.get(where.round_no, ()):
-            _, then = _planned(setup, where, number)
+            _, then = planned(setup, where, number)
             if (chosen is None) != (then is None) or (
-                chosen is not None and then is not None and _plan_key(chosen[1]) != _plan_key(then[1])
+                chosen is not None and then is not None and plan_key(chosen[1]) != plan_key(then[1])
             ):
                 raise Unsupported(
                     f"{where.attacker}'s attack on {where.target} changes after round {where.round_no}"
@@ -217,7 +129,7 @@ class _Compiler:
         if knockout:  # MF-KO-1: the blow's whole damage; the kernels leave the target at 0 (knocks)
             state = self._knockout_probe(where, plan)
         found = self._resolution(
-            state, action, plan, (*pair, where.caught, wear[0], _plan_key(plan)), wear[1], where
+            state, action, plan, (*pair, where.caught, wear[0], plan_key(plan)), wear[1], where
         )
         return self._table(self._outcomes(found, pair, wear, knockout))
 
@@ -226,7 +138,7 @@ class _Compiler:
         self.spends = self.spends or plan.deflection_used > 0
         held = [e for e in (*plan.on_hit, *plan.on_attempt) if e.condition in PAIRED]
         if held:
-            raise Unsupported(f"{where.attacker}'s attack on {where.target} imposes conditions ({_effects(plan)}); the"
+            raise Unsupported(f"{where.attacker}'s attack on {where.target} imposes conditions ({effects(plan)}); the"
                               " tables carry no hold (who holds whom, and since when, decide later attacks)")  # fmt: skip
 
     def _first_of_routine(
@@ -249,7 +161,7 @@ class _Compiler:
         no routine here, or the step is lost on a target it continues on)."""
         setup = self.setup
 
-        def planned(number: int) -> tuple[Any, Attack, AttackPlan | None] | None:
+        def step_planned(number: int) -> tuple[Any, Attack, AttackPlan | None] | None:
             declared = where.first_step().probe(setup, number)
             template = routine_steps.default_routine(declared, where.attacker)
             if template is None:
@@ -257,10 +169,10 @@ class _Compiler:
             state = where.probe(setup, number)
             return state, template, routine_steps.step_plan(state, template, where.step, where.target)
 
-        chosen = planned(routine_steps.PROBE_ROUND)
+        chosen = step_planned(routine_steps.PROBE_ROUND)
         for number in (1, *self.rounds.checks.get(routine_steps.PROBE_ROUND, ())):
-            then = planned(number)
-            same = _step_key(chosen) == _step_key(then)
+            then = step_planned(number)
+            same = step_key(chosen) == step_key(then)
             if not same:
                 raise Unsupported(f"{where.attacker}'s routine attack {where.step + 1} on {where.target}"
                                   f" changes with the round (in round {number})")  # fmt: skip
@@ -273,7 +185,15 @@ class _Compiler:
                                   f" {where.target}, the enemy it moves on to (ODD-ATK-3)")  # fmt: skip
             return -1
         self._note_plan(where, plan)
-        key = (*pair, None, wear[0], _plan_key(plan), where.step, where.primary is None)
+        if where.primary is not None and where.attacker not in where.earlier:  # K on the one it moves on to
+            again = replace(where, earlier=(*where.earlier, where.attacker))
+            present = routine_steps.step_plan(
+                again.probe(setup, routine_steps.PROBE_ROUND), action, where.step, where.target
+            )
+            blow_backs.check_present_plan(
+                where.attacker, where.target, plan_key(plan), present and plan_key(present)
+            )
+        key = (*pair, None, wear[0], plan_key(plan), where.step, where.primary is None)
         found = self._resolution(state, action, plan, key, wear[1], where)
         return self._table(self._outcomes(found, pair, wear))
 
@@ -290,7 +210,7 @@ class _Compiler:
             raise Unsupported(
                 f"{where.attacker}'s attack routine on {where.target} tries to knock out (MF-KO-1)"
             )
-        if _plan_key(plan_attack(attack_context(state, action))) != _plan_key(plan):
+        if plan_key(plan_attack(attack_context(state, action))) != plan_key(plan):
             raise Unsupported(
                 f"{where.attacker}'s knock-out attempt on {where.target} depends on its hit points (MF-KO-1)"
             )
@@ -300,23 +220,44 @@ class _Compiler:
         self, state: Any, action: Attack, plan: AttackPlan, key: tuple[Any, ...], attacker_state: int,
         where: Situation,
     ) -> dict[outcomes.Effects, Fraction]:  # fmt: skip
-        """The engine's resolution, shared between attacker states (and the deflections the attacker
-        spent) unless it can strike the attacker back: a blow back meets them (MF-FUMBLE-2)."""
-        first = self.raw.get((*key, (0, 0)))
+        """The engine's resolution, shared between attacker states (the deflections the attacker spent,
+        its own attackers) unless it can strike the attacker back: a blow back meets them (MF-FUMBLE-2)."""
+        first = self.raw.get((*key, (0, 0, 0)))
         if first is not None and not _strikes_back(first):
             return first
-        own = (*key, (attacker_state, where.spent_back))
+        own = (*key, (attacker_state, where.spent_back, where.own))
         if own not in self.raw:
             found = self._distribution(state, action, plan, where)
-            if _strikes_back(found):  # MF-FUMBLE-2 with ODD-AC-SHIELD: refused where the tables differ
-                hp, number = state[where.target].hp, max(state.round, 1)
-                own_attackers = blow_backs.own_attackers(self.setup, where.attacker, where.target)
-                beset = self._distribution(
-                    where.probe(self.setup, number, hp, own_attackers), action, plan, where
-                )
-                blow_backs.check_own_attackers(where.attacker, where.target, found, beset)
+            if _strikes_back(found):
+                self._own_attackers(state, action, plan, where, (own, found))
             self.raw[own] = found
         return self.raw[own]
+
+    def _own_attackers(
+        self, state: Any, action: Attack, plan: AttackPlan, where: Situation,
+        found: tuple[tuple[Any, ...], dict[outcomes.Effects, Fraction]],
+    ) -> None:  # fmt: skip
+        """J (sim/blow_backs.py, MF-FUMBLE-2 with ODD-AC-SHIELD): the resolution with the target among the
+        attacker's own attackers after the cell's others must be the cell's; in the first cell, whether
+        more others change it (then J is compiled: `own_matters`, those resolutions kept)."""
+        hp, number = state[where.target].hp, max(state.round, 1)
+        foes = blow_backs.own_foes(self.setup, where.attacker, where.target)
+
+        def resolved(own: tuple[str, ...]) -> dict[outcomes.Effects, Fraction]:
+            return self._distribution(where.probe(self.setup, number, hp, own), action, plan, where)
+
+        key, dist = found
+        for j in range(where.own, len(foes) + 1 if not where.own else where.own + 1):
+            more = (
+                dist
+                if j == where.own
+                else resolved((*foes[:j], where.target) if where.spent_back else foes[:j])
+            )
+            if not where.spent_back:  # with spent deflections the target is among them already
+                present = resolved((*foes[:j], where.target))
+                blow_backs.check_own_attackers(where.attacker, where.target, more, present)
+            self.raw[(*key[:-1], (*key[-1][:2], j))] = more
+            self.own_matters = self.own_matters or more != dist
 
     def _outcomes(
         self, found: dict[outcomes.Effects, Fraction], pair: tuple[str, str], wear: tuple[int, int],
@@ -377,6 +318,9 @@ class AttackTables:
     back_spent: int = 1
     round_draws: RoundDraws | None = None  # ends of rounds that roll dice (MF-DROWN-2/3), per round
     states: States | None = None  # the combatants' states the tables were compiled for
+    # J (sim/blow_backs.py): where a blow back reads the attacker's own attackers, the U axis is
+    # ((the target's count) * back_spent + (the attacker's)) * own_count + J
+    own_count: int = 1
 
     @property
     def later(self) -> npt.NDArray[np.int32]:
@@ -419,23 +363,32 @@ def attack_tables(
     compiler = _Compiler(setup, states)
     compiler.lengths = {name: length for name, length in zip(names, lengths, strict=True) if length > 1}
     cells = _Cells(compiler, phases, names, kinds, enemy, k_count, {})
+
+    def by_own(back: int) -> list[list[npt.NDArray[np.int32]]]:
+        """The layers with `back` deflections spent by the attacker, per J where a blow back reads it."""
+        plain = cells.spent_layers(back, free_round)
+        more = range(1, k_count) if compiler.own_matters else ()
+        return [plain, *(cells.spent_layers(back, free_round, j, plain) for j in more)]
+
     while True:  # again while the attacks and the ends of rounds reach states not yet compiled
-        known = states.count()
-        grid = [cells.spent_layers(0, free_round)]  # per deflections the attacker spent: per the target's
-        if meets_own_deflections(grid[0], compiler.dists):  # MF-FUMBLE-2 with DAC-DEFL-3
+        known, own_matters = states.count(), compiler.own_matters
+        groups = [by_own(0)]  # per deflections the attacker spent: per J: per the target's
+        if meets_own_deflections(groups[0][0], compiler.dists):  # MF-FUMBLE-2 with DAC-DEFL-3
             for back in range(1, MAX_DEFLECTIONS + 1):
-                layers = cells.spent_layers(back, free_round)
-                both = padded([layers, grid[-1]])
-                if (both[0] == both[1]).all():
+                layers = by_own(back)
+                both = padded([*layers, *groups[-1]])
+                if (both[: len(layers)] == both[len(layers) :]).all():
                     break  # the attacker's count changes nothing more
-                grid.append(layers)
+                groups.append(layers)
             else:
                 raise Unsupported(
                     f"an attacker's deflections spent more than {MAX_DEFLECTIONS} times a round"
                 )
         states.close_rounds()
-        if states.count() == known:
+        if states.count() == known and compiler.own_matters == own_matters:
             break
+    own_count = len(groups[0])
+    grid = [layers for group in groups for layers in group]  # the attacker's count * own_count + J
     width = states.widest()
     # (P, C, C, K, U, UA, W, W): UA, the deflections the attacker spent, counted only where they change it
     plans = np.full((len(phases), n, n, k_count, 1, len(grid), width, width), -1, dtype=np.int32)
@@ -443,13 +396,12 @@ def attack_tables(
     plans = np.repeat(plans, every.shape[1], axis=4)
     w_in = every.shape[-1]
     plans[..., :w_in, :w_in] = np.moveaxis(every, (0, 1), (5, 4))
-    check_who_spent(setup, plans, enemy, names)
+    check_who_spent(setup, plans, enemy, names, own_count)
     plans = plans.reshape(*plans.shape[:4], -1, *plans.shape[6:])
     for i, kind in enumerate(kinds):  # states a kind never reaches are never looked up: as its first
         reached = len(states.lists[kind])
         plans[:, :, i, :, :, reached:] = plans[:, :, i, :, :, :1]
         plans[:, i, :, :, :, :, reached:] = plans[:, i, :, :, :, :, :1]
-    blow_backs.check_distinct_attackers(plans, compiler.dists, enemy, names)  # MF-FUMBLE-2, ODD-AC-SHIELD
     if all((plans[:, :, :, k] == plans[:, :, :, 0]).all() for k in range(k_count)):
         plans = plans[:, :, :, :1].copy()  # earlier attackers change nothing: skip counting them
     attacker_states = width
@@ -467,7 +419,7 @@ def attack_tables(
         plan_round = np.array(rounds.variant, dtype=np.int64)
         return AttackTables(
             np.ascontiguousarray(plans[: first + 1]), compiler.dists, True, attacker_states, round_end,
-            variants, plan_round, back_spent=len(grid), round_draws=draws, states=states,
+            variants, plan_round, back_spent=len(groups), round_draws=draws, states=states, own_count=own_count,
         )  # fmt: skip
     routine = (np.array(lengths, dtype=np.int64), None if steps is None else np.ascontiguousarray(steps))
     if (plans[first] == plans[0]).all():
@@ -483,9 +435,10 @@ def attack_tables(
         None,
         None,
         *routine,
-        len(grid),
+        len(groups),
         draws,
         states,
+        own_count,
     )
 
 
@@ -501,21 +454,26 @@ class _Cells:
     k_count: int
     done: dict[tuple[Any, ...], tuple[int, bool]]  # compiled cells: (table, spends deflections)
 
-    def spent_layers(self, back: int, reachable: npt.NDArray[np.bool_] | None) -> list[npt.NDArray[np.int32]]:
+    def spent_layers(
+        self, back: int, reachable: npt.NDArray[np.bool_] | None, own: int = 0,
+        plain: list[npt.NDArray[np.int32]] | None = None,
+    ) -> list[npt.NDArray[np.int32]]:  # fmt: skip
         """The layers per deflections the target spent this round (while some attack spends more), with
-        `back` spent by the attacker."""
+        `back` spent by the attacker and `own` of its other foes among its own attackers (J; `plain`: the
+        layers with none, whose tables stand where no blow back can follow)."""
         layers: list[npt.NDArray[np.int32]] = []  # per deflections spent: (P, C, C, K, W, W)
         compiler = self.compiler
         for spent in range(MAX_DEFLECTIONS + 1):
             compiler.spends = False
-            layers.append(self.layer(spent, layers[0] if layers else None, reachable, back))
+            flat = None if plain is None else plain[min(spent, len(plain) - 1)]
+            layers.append(self.layer(spent, layers[0] if layers else None, reachable, (back, own), flat))
             if not compiler.spends:
                 return layers  # nothing more to spend: the tables stop counting deflections here
         raise Unsupported(f"shield deflections spent more than {MAX_DEFLECTIONS} times a round (DAC-DEFL-3)")
 
     def layer(
         self, spent: int, base: npt.NDArray[np.int32] | None, reachable: npt.NDArray[np.bool_] | None,
-        back: int = 0,
+        back: tuple[int, int] = (0, 0), plain: npt.NDArray[np.int32] | None = None,
     ) -> npt.NDArray[np.int32]:  # fmt: skip
         """The tables with `spent` deflections used by the target this round: (P, C, C, K, W, W). With
         nobody attacking the target yet nothing is spent: those cells are `base`'s (none spent)."""
@@ -532,19 +490,30 @@ class _Cells:
                         for phase in range(len(self.phases)):
                             for k in range(self.k_count):
                                 cell = (phase, a, t, k, w, v)
-                                layer[cell] = self._cell(layer, cell, foes, (spent, back), base, reachable)
+                                layer[cell] = self._cell(
+                                    layer, cell, foes, (spent, *back), base, reachable, plain
+                                )
         return layer
 
     def _cell(
         self, layer: npt.NDArray[np.int32], cell: tuple[int, int, int, int, int, int], foes: list[str],
-        spending: tuple[int, int], base: npt.NDArray[np.int32] | None,
-        reachable: npt.NDArray[np.bool_] | None,
+        spending: tuple[int, int, int], base: npt.NDArray[np.int32] | None,
+        reachable: npt.NDArray[np.bool_] | None, plain: npt.NDArray[np.int32] | None = None,
     ) -> int:  # fmt: skip
         """One cell (phase, attacker, target, earlier attackers, target's state, attacker's state), with
-        `spending` deflections spent by the target and the attacker."""
+        `spending` deflections spent by the target and the attacker, and J (the attacker's own attackers)."""
         names, kinds = self.names, self.kinds
-        spent, back = spending
+        spent, back, own = spending
         phase, a, t, k, w, v = cell
+        if plain is not None:  # J: as with none where it has no more other foes, or no blow back can follow
+            own = min(own, len(blow_backs.own_foes(self.compiler.setup, names[a], names[t])))
+            inside = w < plain.shape[-2] and v < plain.shape[-1]
+            if (
+                not own
+                or (inside and plain[cell] < 0)
+                or (inside and not _hits_back(self.compiler.dists[int(plain[cell])]))
+            ):
+                return int(plain[cell]) if inside else -1
         round_no, caught, step, moved = self.phases[phase]
         wear = (w, v)
         earlier = tuple(f for f in foes if f != names[a])[:k]
@@ -555,10 +524,7 @@ class _Cells:
                 return -1  # never looked up: no such step, or no other target to have moved on from
             primary = others[0] if moved else None
         if spent and not k and not (step and not moved):  # a routine's own attacks may have spent some
-            inside = base is not None and w < base.shape[-2] and v < base.shape[-1]
-            return int(base[phase, a, t, 0, w, v]) if inside else -1  # type: ignore[index]
-        if len(earlier) < k and spent and len(earlier) == k - 1 and not step:
-            earlier = (*earlier, names[a])  # spent on the attacker's own blow back before (MF-FUMBLE-2)
+            earlier = (names[a],)  # the attacker first among them: spent on its own blow back (MF-FUMBLE-2)
         elif len(earlier) < k:  # fewer foes than k: as with k - 1
             return int(layer[phase, a, t, k - 1, w, v])
         if caught is not None and reachable is not None and not reachable[int(caught), a, t]:
@@ -566,13 +532,13 @@ class _Cells:
         named = scripted_target(self.compiler.setup, a)
         down = (names[named],) if named is not None and named != t else ()
         kind = (kinds[a], kinds[t], k, round_no, caught, w, v, spent, down, step,
-                None if primary is None else kinds[primary], back)  # fmt: skip
+                None if primary is None else kinds[primary], back, own)  # fmt: skip
         compiler = self.compiler
         if kind not in self.done:
             lists = compiler.states.lists
             marks = (lists[kinds[t]][w], lists[kinds[a]][v])
             where = Situation(names[a], names[t], earlier, caught, spent, marks, round_no, down, step,
-                              None if primary is None else names[primary], back)  # fmt: skip
+                              None if primary is None else names[primary], back, own)  # fmt: skip
             spends, compiler.spends = compiler.spends, False
             self.done[kind] = (compiler.compile(where, (kinds[a], kinds[t]), wear), compiler.spends)
             compiler.spends = spends

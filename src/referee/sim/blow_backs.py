@@ -1,24 +1,23 @@
-"""What the attack tables cannot carry about a free attack back (MF-FUMBLE-2), refused where it can change
-an answer (the event engine plays those encounters instead).
+"""A free attack back (MF-FUMBLE-2) and the attacker's own attackers this round: carried exactly by the
+attack tables, refused with the reason where they cannot be.
 
-The tables resolve an attack with the attacker's own attackers this round left out, and the kernels count
-the attacks each combatant received this round, not its distinct attackers. Both are exact except where:
+The kernels keep, per round, each combatant's distinct attackers in the order they first attacked it (the
+engine's ``attackers_this_round``), as far as a shield counts them (ODD-AC-SHIELD: up to
+:data:`MAX_EARLIER_ATTACKERS`). Two indexes of the tables read them, each as one's place among the other's
+attackers where it is one of them, else their count:
 
-(a) a blow back meets the attacker's shield as its own attackers leave it (ODD-AC-SHIELD: a shield covers
-    its first attackers of the round; the one who strikes back may find it taken) — or anything else in
-    the blow back reads who attacked the attacker this round. Checked on every resolution that can strike
-    back, against the attacker beset by up to three of its other enemies and then the target itself
-    (:func:`own_attackers`, the most a shield covers): a difference is refused.
-(b) the count of attacks on a combatant runs ahead of its distinct attackers. That happens only when one
-    who is already among its attackers strikes it back (its attack drew the blow back), or one who struck
-    it back attacks it later in the round: the struck one is always an attacker whose attacks can draw a
-    blow back. With one enemy only, the tables' cells for the enemy already counted are the ones it reads
-    (sim/attacks.py compiles a count beyond the other foes as the fewer, or with the attacker's own blow
-    back among them). So it is refused where a combatant with several enemies can draw a blow back and
-    the attacks on it change with the count of its earlier attackers (:func:`check_distinct_attackers`).
+- K, for an attack by A on T: A's place among T's attackers, or how many attacked T (sim/attacks.py
+  compiles cell k with k of T's other foes as its earlier attackers, A not among them). A is among them
+  before it attacks only when it struck T back earlier in the round; the plan with A among them after
+  the k others must then be the plan of cell k (:func:`check_present_plan`), or it is refused.
+- J, for an attack by A on T that can draw a blow back: T's place among A's attackers, or how many
+  attacked A. A shield faces T as A's first attackers leave it, so a blow back reads J. Compiled only
+  where some blow back changes with it (``own_matters``): cell j resolves the attack with A's first j
+  other foes as its own attackers (:func:`own_foes`); the same with T among them after those must
+  resolve alike (:func:`check_own_attackers`), or it is refused.
 
-The same probe checks every attack's plan (:func:`check_own_plan`): the tables plan it with the attacker
-unattacked, refused where being attacked changes it.
+Every attack's plan is also checked against the attacker beset (:func:`own_attackers`, :func:`check_own_plan`):
+the tables plan every attack with the attacker unattacked.
 """
 
 from __future__ import annotations
@@ -26,52 +25,48 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from referee.files import Setup
-from referee.sim.tables import MAX_EARLIER_ATTACKERS, SimOutcome, Unsupported
+from referee.sim.tables import MAX_EARLIER_ATTACKERS, Unsupported
+
+
+def own_foes(setup: Setup, attacker: str, target: str) -> tuple[str, ...]:
+    """J's cells (ODD-AC-SHIELD): the attacker's other enemies, in file order, up to the most a shield
+    counts; cell j has the first j of them as the attacker's own attackers this round."""
+    side = next(c.side for c in setup.combatants if c.name == attacker)
+    others = [c.name for c in setup.combatants if c.side != side and c.name != target]
+    return tuple(others[:MAX_EARLIER_ATTACKERS])
 
 
 def own_attackers(setup: Setup, attacker: str, target: str) -> tuple[str, ...]:
-    """(a): the attacker's other enemies (up to three) and then the target, as attackers of the attacker
-    this round: the shield they leave the attacker takes a blow back by the target last (ODD-AC-SHIELD)."""
-    side = next(c.side for c in setup.combatants if c.name == attacker)
-    others = [c.name for c in setup.combatants if c.side != side and c.name != target]
-    return (*others[:MAX_EARLIER_ATTACKERS], target)
+    """The attacker beset: its other enemies (up to three) and then the target, as its own attackers this
+    round (the plans must not change with them, :func:`check_own_plan`)."""
+    return (*own_foes(setup, attacker, target), target)
 
 
 def check_own_attackers(
-    attacker: str, target: str, found: dict[Any, Fraction], beset: dict[Any, Fraction]
+    attacker: str, target: str, found: dict[Any, Fraction], present: dict[Any, Fraction]
 ) -> None:
-    """(a), MF-FUMBLE-2 with ODD-AC-SHIELD: refuse an attack that can draw a blow back whose resolution
-    changes when the attacker has attackers of its own this round (`beset`) from the tables' (`found`)."""
-    if found != beset:
+    """MF-FUMBLE-2 with ODD-AC-SHIELD: refuse an attack that can draw a blow back whose resolution with the
+    target among the attacker's own attackers (`present`, after the cell's others) differs from the
+    cell's (`found`: the same others, the target not among them): J cannot tell them apart."""
+    if found != present:
         raise Unsupported(
-            f"a blow back (MF-FUMBLE-2) by {target} on {attacker} meets {attacker}'s shield as its own attackers"
-            f" this round leave it (ODD-AC-SHIELD): not carried by the fast tables"
+            f"a blow back (MF-FUMBLE-2) by {target} on {attacker} changes with whether {target} has attacked"
+            f" {attacker} this round, not only with {target}'s place among {attacker}'s attackers"
+            f" (ODD-AC-SHIELD): not carried by the fast tables"
         )
 
 
-def check_distinct_attackers(
-    plans: npt.NDArray[np.int32], dists: list[dict[SimOutcome, Fraction]], enemy: npt.NDArray[np.bool_],
-    names: list[str],
-) -> None:  # fmt: skip
-    """(b), MF-FUMBLE-2 with ODD-AC-SHIELD: refuse where a combatant with several enemies makes attacks that
-    can draw a blow back (outcomes with attacks back) and the attacks on it change with the count of its
-    earlier attackers this round (`plans`: (P, C, C, K, ...), every phase and routine step)."""
-    if plans.shape[3] < 2:
-        return  # the count of earlier attackers changes no attack
-    for a in range(len(names)):
-        if int(enemy[a].sum()) < 2 or (plans[:, :, a] == plans[:, :, a, :1]).all():
-            continue
-        mine = set(plans[:, a].ravel().tolist()) - {-1}
-        if any(o[2] for pid in mine for o in dists[pid]):
-            raise Unsupported(
-                f"{names[a]}'s attacks can draw a blow back (MF-FUMBLE-2) and the attacks on {names[a]} change"
-                f" with its earlier attackers this round (ODD-AC-SHIELD): the fast tables count the attacks"
-                f" it received, not its distinct attackers"
-            )
+def check_present_plan(attacker: str, target: str, plan: object, present: object) -> None:
+    """ODD-AC-SHIELD, MF-FUMBLE-2: the attacker may be among the target's attackers already (it struck the
+    target back this round); K then gives its place there, and the plan found that way (`present`) must be
+    the cell's, planned with as many others and the attacker not among them (`plan`)."""
+    if plan != present:
+        raise Unsupported(
+            f"{attacker}'s attack on {target} changes once {attacker} has struck {target} back this round"
+            f" (MF-FUMBLE-2), not only with its place among {target}'s attackers (ODD-AC-SHIELD): not"
+            f" carried by the fast tables"
+        )
 
 
 def check_own_plan(attacker: str, target: str, plan: object, beset: object) -> None:

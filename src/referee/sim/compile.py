@@ -52,7 +52,8 @@ class Compiled:
     init_round: IntArray  # (max_rounds + 1,) → variant of that round
     hp: Packed  # hit points at set-up, one table per combatant
     # (C, C, K, U, W): in the rounds after the first (and round 1 unless first_plan_index says otherwise),
-    # outcome table of (attacker, target, earlier attackers on the target this round,
+    # outcome table of (attacker, target, earlier attackers on the target this round: the attacker's place
+    # among the target's distinct attackers, or their count,
     # deflections it spent this round (and the attacker: see back_spent), its state and the attacker's:
     # see attacker_states), or -1 (waits)
     plan_index: npt.NDArray[np.int32]
@@ -111,6 +112,9 @@ class Compiled:
     # the deflections the attacker spent this round, counted where a blow back meets them (MF-FUMBLE-2,
     # DAC-DEFL-3): the plans' deflection axis is (the target's count) * back_spent + (the attacker's)
     back_spent: int = 1
+    # J (sim/blow_backs.py, MF-FUMBLE-2 with ODD-AC-SHIELD): where a blow back reads the attacker's own
+    # attackers, that deflection axis times own_count plus the target's place among them (or their count)
+    own_count: int = 1
     # MF-DROWN-2/3: ends of rounds that roll dice, per round: (max_rounds + 1, C, W, standing 0/1) → a
     # table of `end_table` of outcome codes, each the state it leaves (`end_state`) and the status code
     # (`end_status`, -1: unchanged); None: the ends of rounds are `round_end`'s (no dice)
@@ -344,6 +348,7 @@ def compile_setup(setup: Setup) -> Compiled:
         else np.ones(len(combatants), np.int64),
         step_plans=tables.step_plans,
         back_spent=tables.back_spent,
+        own_count=tables.own_count,
         end_draw=None if draws is None else draws.index,
         init_state=None if delayed is None else delayed[1],
         end_table=Packed.of([]) if draws is None else draws.table,

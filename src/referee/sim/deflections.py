@@ -42,12 +42,15 @@ def meets_own_deflections(
 
 
 def check_who_spent(
-    setup: Setup, plans: npt.NDArray[np.int32], enemy: npt.NDArray[np.bool_], names: list[str]
-) -> None:
+    setup: Setup, plans: npt.NDArray[np.int32], enemy: npt.NDArray[np.bool_], names: list[str],
+    own_count: int = 1,
+) -> None:  # fmt: skip
     """The attacker's spent deflections are compiled as spent on its target's attack on it: refuse where
-    the count changes an attack of one with several enemies (which of them spent them may matter)."""
+    the count changes an attack of one with several enemies (which of them spent them may matter).
+    `plans`' UA axis is (the attacker's count) * own_count + J (its own attackers, sim/blow_backs.py)."""
     for a in range(len(names)):
         mine = plans[:, a]  # (P, C, K, U, UA, W, W)
+        mine = mine.reshape(*mine.shape[:4], -1, own_count, *mine.shape[5:])
         if int(enemy[a].sum()) > 1 and (mine != mine[:, :, :, :, :1]).any():
             raise Unsupported(
                 f"{names[a]}'s attacks can draw a free attack back (MF-FUMBLE-2) that meets deflections"

@@ -77,7 +77,7 @@ def compiled_batch(c: Compiled, n: int, rng: np.random.Generator) -> Tally | Non
         c.round_plans if c.round_plans is not None else np.full((1, *c.plan_index.shape), -1, np.int32),
         c.plan_round if c.plan_round is not None else np.zeros(c.max_rounds + 1, np.int64),
         c.routine_len, c.step_plans,  # None: no routine (numba prunes the steps' branches away)
-        c.back_spent,
+        c.back_spent, c.own_count,
         c.end_draw,  # None: no end of round rolls dice (numba prunes its branch away)
         c.end_table.values, c.end_table.off, c.end_table.size, c.end_state, c.end_status,
         c.init_state,  # None: no segment delays (GAP-SEGMENTS; numba prunes its branch away)
@@ -106,7 +106,7 @@ def _play_fights(  # one loop nest, kept together for the compiler
     out_subdual_back: Any, sub_size: Any,
     has_first_plans: bool, first_plans: Any, out_wear_back: Any, attacker_states: int, ticks: bool,
     round_end: Any, scripted: Any, out_knockout: Any, knockout_code: Any, has_round_plans: bool,
-    round_plans: Any, plan_round: Any, routine_len: Any, step_plans: Any, back_spent: int,
+    round_plans: Any, plan_round: Any, routine_len: Any, step_plans: Any, back_spent: int, own_count: int,
     end_draw: Any, end_values: Any, end_off: Any, end_size: Any, end_state: Any, end_status: Any,
     init_state: Any, wins: Any, rounds: Any, survived: Any, standing: Any, hp_left: Any,
 ) -> tuple[int, int]:  # fmt: skip
@@ -119,8 +119,10 @@ def _play_fights(  # one loop nest, kept together for the compiler
     count = side_of.size
     units = init_index.shape[1]
     k_top = plan_index.shape[2] - 1
-    u_top = plan_index.shape[3] // back_spent - 1  # the target's deflections spent, counted up to
+    u_top = plan_index.shape[3] // (back_spent * own_count) - 1  # the target's deflections spent, up to
     counts_back = back_spent > 1  # and the attacker's (a blow back meets them, MF-FUMBLE-2)
+    j_top = own_count - 1  # J: the target's place among the attacker's attackers (sim/blow_backs.py)
+    tracks = k_top > 0 or j_top > 0  # each one's distinct attackers this round (ODD-AC-SHIELD)
     wears = plan_index.shape[4] > 1
     wear = np.zeros(count, np.int64)  # state: armour (HR-ARMDMG-1..4), conditions that come and go
     wears_back = out_wear_back.max() >= 0  # some attack changes its attacker's state
@@ -152,7 +154,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
     first = np.zeros(count, np.int64)
     walk = np.zeros(count, np.int64)
     starts = np.zeros(count, np.bool_)
-    received = np.zeros(count, np.int64)
+    attackers = np.zeros((count, 3), np.int64)  # the first distinct attackers this round, as a shield counts
+    received = np.zeros(count, np.int64)  # how many of them (at most 3)
     downed = np.zeros(count, np.int64)
     draws = 0
     limit = 0
@@ -292,11 +295,21 @@ def _play_fights(  # one loop nest, kept together for the compiler
                                 break
                             target = np.uint64(best & 255)
                             moved = 1
-                    if step == 0 or moved:  # attackers before it on this target (it is one from now on)
-                        k = np.uint64(min(received[target], k_top))
+                    place = 0
+                    if tracks and (
+                        step == 0 or moved
+                    ):  # its place among the target's attackers, or their count
+                        while place < received[target] and attackers[target, place] != np.int64(a):
+                            place += 1
+                        k = np.uint64(min(place, k_top))
                     u = np.uint64(min(spent[target], u_top))
                     if counts_back:
                         u = u * np.uint64(back_spent) + np.uint64(min(spent[a], back_spent - 1))
+                    if j_top > 0:  # J: the target's place among the attacker's attackers, or their count
+                        j = 0
+                        while j < received[a] and attackers[a, j] != np.int64(target):
+                            j += 1
+                        u = u * np.uint64(own_count) + np.uint64(min(j, j_top))
                     w = np.uint64(0)
                     if wears:
                         w = np.uint64(wear[target] * attacker_states + (wear[a] if attacker_axis else 0))
@@ -317,7 +330,8 @@ def _play_fights(  # one loop nest, kept together for the compiler
                         if step == 0:
                             break  # no legal attack: the tactics wait
                         continue  # this attack of the routine is lost
-                    if step == 0 or moved:
+                    if tracks and (step == 0 or moved) and place == received[target] and place < 3:
+                        attackers[target, place] = np.int64(a)  # one of its attackers from now on
                         received[target] += 1
                     state += GAMMA
                     row = np.uint64(plan)
@@ -354,7 +368,13 @@ def _play_fights(  # one loop nest, kept together for the compiler
                         wear[a] = out_wear_back[outcome]
                     if not hits_back:
                         continue
-                    received[a] += out_back[outcome]
+                    if tracks and out_back[outcome] > 0 and received[a] < 3:  # struck back: an attacker too
+                        j = 0
+                        while j < received[a] and attackers[a, j] != np.int64(target):
+                            j += 1
+                        if j == received[a]:
+                            attackers[a, j] = np.int64(target)
+                            received[a] += 1
                     if (
                         out_attacker[outcome] > 0 or out_subdual_back[outcome] > 0
                     ):  # struck back by a free attack

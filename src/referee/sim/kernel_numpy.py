@@ -139,11 +139,11 @@ def _play_round(
         actor_at = slot_first = np.repeat(np.arange(count, dtype=np.int32)[:, None], m, axis=1)
         assert c.free_plan_index is not None
         plans, caught = c.free_plan_index, free[1].reshape(-1)
-    received = np.zeros(count * m, dtype=np.int32)  # attacks on each combatant this round
     downed = np.full(count * m, -1, dtype=np.int32)  # position in the order at which it went down
     k_top = c.plan_index.shape[2] - 1
     spent = np.zeros(count * m, dtype=np.int32) if c.plan_index.shape[3] > 1 else None  # DAC-DEFL-3
-    round_ = _Round(c, m, rng, received, downed, spent)
+    round_ = _Round(c, m, rng, _Attackers.empty(count * m), downed, spent)
+    tracks = bool(k_top) or c.own_count > 1
     flat_plans = plans.reshape(-1)
     for p in range(count):
         a = actor_at[p]
@@ -167,14 +167,18 @@ def _play_round(
         pair = af * count + tf
         if caught is not None:  # the free round's plans: the target surprised or not
             pair = pair + caught[tt].astype(np.int64) * (count * count)
-        # the plan may depend on how many attacked the target before this round (ODD-AC-SHIELD)
-        earlier = np.minimum(received[tt], k_top) if k_top else np.zeros(f.size, np.int64)
+        # the plan may depend on the attacker's place among the target's attackers this round, or their
+        # count (ODD-AC-SHIELD)
+        place = round_.attackers.place(tt, af) if tracks else np.zeros(f.size, np.int64)
+        earlier = np.minimum(place, k_top)
         plan = flat_plans[round_.cell(fights, pair, earlier, tt, af * m + f)]
         if c.may_wait:  # no legal attack on that target: the tactics wait
             go = plan >= 0
-            f, af, tf, tt, plan, earlier, start = (x[go] for x in (f, af, tf, tt, plan, earlier, start))
-        if k_top:
-            received[tt] += 1
+            f, af, tf, tt, plan, earlier, start, place = (
+                x[go] for x in (f, af, tf, tt, plan, earlier, start, place)
+            )
+        if tracks:
+            round_.attackers.add(tt, af, place)
         round_.strike(fights, f, af, tf, tt, plan, p)
         for step in range(1, int(c.routine_len.max())):  # a routine's later attacks (sim/routine_steps.py)
             assert c.step_plans is not None
@@ -189,14 +193,42 @@ def _play_round(
             )
             tf = np.where(moved, chosen & 255, tf).astype(np.int64)
             tt = tf * m + f
-            if k_top:  # a new target counts its attackers before this one (which is one from now on)
-                earlier = np.where(moved, np.minimum(received[tt], k_top), earlier)
+            place = round_.attackers.place(tt, af) if tracks else np.zeros(f.size, np.int64)
+            if k_top:  # on a new target, its place among that one's attackers (one of them from now on)
+                earlier = np.where(moved, np.minimum(place, k_top), earlier)
             pair = (step - 1) * 2 * count * count + moved * (count * count) + af * count + tf
             plan = c.step_plans.reshape(-1)[round_.cell(fights, pair, earlier, tt, af * m + f)]
             go = plan >= 0  # else this attack is lost
-            if k_top:
-                received[tt[go & moved]] += 1
+            if tracks:
+                new = go & moved
+                round_.attackers.add(tt[new], af[new], place[new])
             round_.strike(fights, f[go], af[go], tf[go], tt[go], plan[go], p)
+
+
+@dataclass
+class _Attackers:
+    """Each combatant's first distinct attackers this round (as a shield counts them, ODD-AC-SHIELD), in
+    the order they first attacked it, per flat (combatant, fight) spot: the engine's attackers_this_round."""
+
+    who: npt.NDArray[np.int64]  # (C * m, 3)
+    count: npt.NDArray[np.int64]  # (C * m,): how many of them (at most 3)
+
+    @classmethod
+    def empty(cls, spots: int) -> _Attackers:
+        return cls(np.full((spots, 3), -1, np.int64), np.zeros(spots, np.int64))
+
+    def place(self, spot: Any, attacker: Any) -> Any:
+        """`attacker`'s place among the attackers at `spot`, or their count where it is not one of them."""
+        out = self.count[spot].copy()
+        for q in range(2, -1, -1):
+            out = np.where(self.who[spot, q] == attacker, q, out)
+        return out
+
+    def add(self, spot: Any, attacker: Any, place: Any) -> None:
+        """`attacker` among them from now on (`place`: its place now, the count where it is not one)."""
+        new = (place == self.count[spot]) & (place < 3)
+        self.who[spot[new], place[new]] = attacker[new]
+        self.count[spot[new]] += 1
 
 
 @dataclass
@@ -207,7 +239,7 @@ class _Round:
     c: Compiled
     m: int
     rng: np.random.Generator
-    received: npt.NDArray[np.int32]
+    attackers: _Attackers
     downed: npt.NDArray[np.int32]
     spent: npt.NDArray[np.int32] | None
 
@@ -218,14 +250,15 @@ class _Round:
         u_count, w_count = c.plan_index.shape[3], c.plan_index.shape[4]
         cell = pair * (k_top + 1) + earlier
         # and on the deflections it has spent this round (DAC-DEFL-3), and the attacker (a blow back)
-        if self.spent is not None:
-            back = c.back_spent
-            used = np.minimum(self.spent[tt], u_count // back - 1) * back
+        back, own = c.back_spent, c.own_count
+        used: Any = 0
+        if self.spent is not None and u_count > own:
+            used = np.minimum(self.spent[tt], u_count // (back * own) - 1) * back
             if back > 1:
                 used = used + np.minimum(self.spent[aa], back - 1)
-            cell = cell * u_count + used
-        else:
-            cell = cell * u_count
+        if own > 1:  # J: the target's place among the attacker's attackers (sim/blow_backs.py)
+            used = used * own + np.minimum(self.attackers.place(aa, tt // self.m), own - 1)
+        cell = cell * u_count + used
         if w_count > 1:  # and on its state (armour, HR-ARMDMG-1; conditions), and maybe the attacker's
             flat_wear = fights.wear.reshape(-1)
             state = flat_wear[tt].astype(np.int64)
@@ -256,8 +289,9 @@ class _Round:
             spent[tt] += c.out_spent[outcome]
             spent[aa] += c.out_spent_back[outcome]
         if c.hits_back:  # MF-FUMBLE-2: a fumble gives the target a free attack on the attacker
-            if c.plan_index.shape[2] > 1:
-                self.received[aa] += c.out_back[outcome]
+            if c.plan_index.shape[2] > 1 or c.own_count > 1:  # struck back: an attacker of it too
+                back_at = np.flatnonzero(c.out_back[outcome] > 0)
+                self.attackers.add(aa[back_at], tf[back_at], self.attackers.place(aa[back_at], tf[back_at]))
             back = c.out_subdual_back[outcome] if subdues else np.zeros_like(outcome)
             struck = np.flatnonzero(c.out_attacker[outcome] | back)
             knocked = back[struck] if subdues else None
