@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from referee.web import views
+from referee.web.answers import encode
 from referee.web.folds import Folded, clone_fight, folds_of
 from referee.web.store import Store
 
@@ -121,6 +122,38 @@ def test_a_step_answers_with_what_changed_and_a_bounded_page(tracker: Any) -> No
         "size": views.LOG_PAGE,
         "complete": False,
     }
+
+
+def test_a_step_s_lines_are_encoded_from_their_stored_text_as_from_their_events(tracker: Any) -> None:
+    # rule: ODD-ATK-1 (attacks, damage, defeats: each line's JSON made once from the text the store holds is
+    # the JSON of the event read back, byte for byte, and a page reads the same lines back)
+    eid = tracker.create(ENCOUNTER)
+    for seq in range(60):
+        state = tracker.state(eid)
+        if state["needs"] == "over":
+            break
+        if state["needs"] == "action":
+            assert change(tracker, eid, "engine", {"seed": seq}) is not None
+        else:
+            assert change(tracker, eid, "steps", {"step": state["needs"], "seed": seq}) is not None
+    kept = folds_of(tracker.app.state.store).kept()[eid]
+    assert len(kept.stored) > 40
+    for seq in range(len(kept.stored)):
+        assert kept.encoded[seq] == encode(kept.view(seq)), seq
+    assert kept.lines() == [kept.view(seq) for seq in range(len(kept.stored))]
+
+
+def test_a_line_with_an_integer_past_64_bits_is_shown_exactly_on_a_page() -> None:
+    # rule: ODD-HP-1 (a note's data as stored: orjson would read such a number back as a float)
+    from referee.engine.events import Event
+    from referee.web.store import EncounterRow, StoredEvent
+
+    huge = 2**70
+    event = Event.from_dict({"type": "action", "round": 0, "data": {"table": "note", "n": huge}})
+    row = EncounterRow("x", "x", ENCOUNTER, "", "", 1, 1, 0, 0.0, 0.0)
+    folded = Folded.fold(row, [StoredEvent(0, 0, event)])
+    assert folded.lines()[0]["data"]["n"] == huge and type(folded.lines()[0]["data"]["n"]) is int
+    assert b"1180591620717411303424" in folded.encoded_lines().json
 
 
 def test_a_change_by_another_writer_is_never_served_from_the_kept_fold(tracker: Any) -> None:

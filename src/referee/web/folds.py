@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import threading
 import weakref
 from collections import OrderedDict
@@ -30,11 +31,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+import orjson
+
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.files import setup_from_data
-from referee.web.answers import Encoded, encode
-from referee.web.store import EncounterRow, Store, StoredEvent, as_stored, from_stored
+from referee.web.answers import Encoded, encode_read_back
+from referee.web.store import EncounterRow, Store, StoredEvent, as_stored
 
 # Kept folds per store: a few dozen open fights is a busy evening at the table; the rest fold again when asked.
 KEPT_FOLDS = 64
@@ -57,6 +60,7 @@ class Folded:
     # each line's JSON as the API shows it, made once (bytes: nothing for the cycle collector to walk)
     encoded: list[bytes | None] = field(default_factory=list)
     tabled: list[Event] = field(default_factory=list)  # the table actions (notes, reveals...): rare lines
+    wide: set[int] = field(default_factory=set)  # lines whose JSON orjson cannot read back as it was
 
     @classmethod
     def fold(cls, row: EncounterRow, stored: Sequence[StoredEvent]) -> Folded:
@@ -79,33 +83,57 @@ class Folded:
 
     def extend(self, row: EncounterRow, events: Sequence[Event], texts: Sequence[str] | None = None) -> None:
         """The events of one stored step (on top of this fold's version), as the store gives them back (from
-        `texts`, their stored JSON, when given)."""
+        `texts`, their stored JSON, when given: then each new line's JSON is made at once from its parsed
+        text, which is what ``to_dict`` of the event read back gives, and the step's answer shows them)."""
         start = len(self.stored)
-        back = [from_stored(t) for t in texts] if texts is not None else [as_stored(e) for e in events]
-        self._push(StoredEvent(start + i, start, e) for i, e in enumerate(back))
+        if texts is None:
+            self._push(StoredEvent(start + i, start, as_stored(e)) for i, e in enumerate(events))
+        else:
+            # `texts` were written by `stored_texts` (``to_dict`` of each event): parsed, each is a fixed point
+            # of ``to_dict(Event.from_dict(...))``, so its line needs no second ``to_dict``
+            plain = [json.loads(t) for t in texts]
+            self._push(StoredEvent(start + i, start, Event.from_dict(p)) for i, p in enumerate(plain))
+            for i, p in enumerate(plain):
+                self._encoded(start + i, p)
         self.row = row
 
-    def view(self, seq: int) -> dict[str, Any]:
-        """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`)."""
+    def view(self, seq: int, plain: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`; `plain`: its event's
+        ``to_dict()``, when known)."""
         s = self.stored[seq]
-        found = {"seq": s.seq, "step": s.step, **s.event.to_dict()}
+        found = {"seq": s.seq, "step": s.step, **(s.event.to_dict() if plain is None else plain)}
         if seq in self.hp_left:
             found["hp_left"] = self.hp_left[seq]
         return found
 
     def lines(self, start: int = 0) -> list[dict[str, Any]]:
-        return [self.view(i) for i in range(max(0, start), len(self.stored))]
+        """The log's lines from `start` on, as dicts (for a page): each read back from its kept JSON when made
+        (what the API shows of it, a few times cheaper than building it from the event again)."""
+        return [self._plain(i) for i in range(max(0, start), len(self.stored))]
 
     def encoded_lines(self, start: int = 0) -> Encoded:
         """:meth:`lines` as JSON (a list), each line encoded once and kept (a change's answer repeats the last
         ones)."""
-        out = []
-        for i in range(max(0, start), len(self.stored)):
-            found = self.encoded[i]
-            if found is None:
-                found = self.encoded[i] = encode(self.view(i))
-            out.append(found)
-        return Encoded(b"[" + b",".join(out) + b"]")
+        return Encoded(
+            b"[" + b",".join(self._encoded(i) for i in range(max(0, start), len(self.stored))) + b"]"
+        )
+
+    def _encoded(self, seq: int, plain: Mapping[str, Any] | None = None) -> bytes:
+        found = self.encoded[seq]
+        if found is None:
+            found, exact = encode_read_back(self.view(seq, plain))
+            self.encoded[seq] = found
+            if not exact:
+                self.wide.add(seq)
+        return found
+
+    def _plain(self, seq: int) -> dict[str, Any]:
+        found = self._encoded(seq)
+        # an integer past 64 bits would come back a float: that line is built again
+        if seq in self.wide:
+            return self.view(seq)
+        loaded: dict[str, Any] = orjson.loads(found)
+        return loaded
 
 
 def clone_fight(fight: Fight) -> Fight:
