@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from referee.web import views
+from referee.web import folds, views
 from referee.web.answers import encode
 from referee.web.folds import Folded, clone_fight, folds_of
 from referee.web.store import Store
@@ -40,6 +40,8 @@ def same_as_fresh(store: Store, eid: str, answer: dict[str, Any] | None = None) 
         assert kept.fight.state.snapshot() == new.fight.state.snapshot()
         assert kept.fight.events == new.fight.events
         assert kept.lines() == new.lines() and kept.tabled == new.tabled
+        for n, snapshot in kept.snapshots.items():  # each kept copy is the fight after its first n lines
+            assert snapshot.state.snapshot() == Folded.fold(new.row, new.stored[:n]).fight.state.snapshot()
     if answer is not None:
         assert answer["version"] == new.row.version and answer["revision"] == new.row.revision
         expected = views.referee_view(new.row, new.fight, new.stored, new.lines(), new.tabled)
@@ -59,9 +61,13 @@ def change(tracker: Any, eid: str, path: str, body: dict[str, Any]) -> dict[str,
     return dict(response.json()) if response.status_code == 200 else None
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_kept_fold_equals_a_fresh_fold_after_random_steps_undos_and_redos(tracker: Any, seed: int) -> None:
+@pytest.mark.parametrize(("seed", "every"), [(1, 256), (2, 256), (3, 256), (4, 4), (5, 8)])
+def test_kept_fold_equals_a_fresh_fold_after_random_steps_undos_and_redos(
+    tracker: Any, seed: int, every: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # rule: ODD-ROUND-1, ODD-INIT-1, ODD-ATK-1, ODD-HP-1
+    # (`every`: a copy of the fight kept every so many lines, which an undo folds on from)
+    monkeypatch.setattr(folds, "SNAPSHOT_EVERY", every)
     rng = random.Random(seed)
     store = tracker.app.state.store
     eid = tracker.create(ENCOUNTER)

@@ -20,6 +20,7 @@ requests on different encounters never wait for each other.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
 import json
@@ -37,10 +38,13 @@ from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.files import setup_from_data
 from referee.web.answers import Encoded, encode_read_back
-from referee.web.store import EncounterRow, Store, StoredEvent, as_stored
+from referee.web.store import EncounterRow, Store, StoredEvent, as_stored, from_stored
 
 # Kept folds per store: a few dozen open fights is a busy evening at the table; the rest fold again when asked.
 KEPT_FOLDS = 64
+# A copy of the fight's state is kept every this many lines, so an undo folds at most this many lines again
+# from the last copy before the line it goes back to, not the whole log (a copy is ~0.05 ms, ~256 pushes 5).
+SNAPSHOT_EVERY = 256
 HIT_POINT_LINES = (EventType.DAMAGE, EventType.HEAL)
 
 
@@ -60,7 +64,10 @@ class Folded:
     # each line's JSON as the API shows it, made once (bytes: nothing for the cycle collector to walk)
     encoded: list[bytes | None] = field(default_factory=list)
     tabled: list[Event] = field(default_factory=list)  # the table actions (notes, reveals...): rare lines
+    tabled_lines: list[int] = field(default_factory=list)  # the line of each of them
     wide: set[int] = field(default_factory=set)  # lines whose JSON orjson cannot read back as it was
+    # line count -> the fight as it was after that many lines (its log left empty: it is `stored`'s prefix)
+    snapshots: dict[int, Fight] = field(default_factory=dict)
 
     @classmethod
     def fold(cls, row: EncounterRow, stored: Sequence[StoredEvent]) -> Folded:
@@ -78,8 +85,45 @@ class Folded:
             e = s.event
             if "table" in e.data:
                 self.tabled.append(e)
+                self.tabled_lines.append(s.seq)
             if e.type in HIT_POINT_LINES and e.target in state.combatants:
                 self.hp_left[s.seq] = state.combatants[e.target].hp
+            if len(self.stored) % SNAPSHOT_EVERY == 0:
+                self._snapshot()
+
+    def _snapshot(self) -> None:
+        snapshot = clone_fight(self.fight)
+        snapshot.events = []
+        self.snapshots[len(self.stored)] = snapshot
+
+    def truncated(self, row: EncounterRow, keep: int) -> Folded:
+        """The fold of this log's first `keep` lines (an undo, stored as `row`): the last kept copy of the
+        fight at or before line `keep`, then the lines after it pushed again; the lines' JSON kept."""
+        if (row.name, row.setup) != (self.row.name, self.row.setup):
+            return Folded.fold(row, self.stored[:keep])  # (an undo never changes them: a fresh fold anyway)
+        base = max((n for n in self.snapshots if n <= keep), default=0)
+        fight = clone_fight(self.snapshots[base]) if base else Fight(self.fight.setup)
+        fight.events = [s.event for s in self.stored[:base]]
+        tabled = bisect.bisect_left(self.tabled_lines, base)
+        new = Folded(
+            row, fight, self.stored[:base],
+            hp_left={n: hp for n, hp in self.hp_left.items() if n < base},
+            encoded=self.encoded[:base],
+            tabled=self.tabled[:tabled],
+            tabled_lines=self.tabled_lines[:tabled],
+            snapshots={n: f for n, f in self.snapshots.items() if n <= base},
+        )  # fmt: skip
+        new._push(self.stored[base:keep])
+        new.encoded[base:keep] = self.encoded[base:keep]  # the same lines, the same hit points after them
+        new.wide = {n for n in self.wide if n < keep}
+        return new
+
+    def put_back(self, row: EncounterRow, lines: Sequence[tuple[int, int, str]]) -> None:
+        """The lines a redo put back at the end of this fold's log (seq, step, stored JSON), stored as `row`."""
+        if lines and lines[0][0] != len(self.stored):
+            raise ValueError(f"a redo from line {lines[0][0]} onto a fold of {len(self.stored)} lines")
+        self._push(StoredEvent(seq, step, from_stored(text)) for seq, step, text in lines)
+        self.row = row
 
     def extend(self, row: EncounterRow, events: Sequence[Event], texts: Sequence[str] | None = None) -> None:
         """The events of one stored step (on top of this fold's version), as the store gives them back (from
@@ -271,7 +315,7 @@ class Folds:
             self._kept.pop(encounter_id, None)
 
     def kept(self) -> Mapping[str, Folded]:
-        """The kept folds (for tests)."""
+        """The kept folds (a redo extends the one it was made on; tests read them)."""
         with self._guard:
             return dict(self._kept)
 
