@@ -149,6 +149,46 @@ def test_a_step_s_lines_are_encoded_from_their_stored_text_as_from_their_events(
     assert kept.lines() == [kept.view(seq) for seq in range(len(kept.stored))]
 
 
+def test_a_page_s_log_rows_are_made_once_and_are_the_template_s_rows_of_the_log(tracker: Any) -> None:
+    # rule: ODD-ATK-1 (the page shows every line; rows kept with the fold, through steps and an undo)
+    site = tracker.app.state.site
+    eid = tracker.create(ENCOUNTER)
+
+    def play(steps: int) -> None:
+        for seq in range(steps):
+            state = tracker.state(eid)
+            if state["needs"] == "action":
+                assert change(tracker, eid, "engine", {"seed": seq}) is not None
+            else:
+                assert change(tracker, eid, "steps", {"step": state["needs"], "seed": seq}) is not None
+
+    def page_rows() -> list[str]:
+        assert tracker.client.get(f"/e/{eid}", headers=tracker.auth).status_code == 200
+        return list(site.page_state(tracker.app.state.store.get(eid))["log_rows"])
+
+    play(12)
+    first = page_rows()
+    play(6)
+    assert change(tracker, eid, "undo", {"keep": 5}) is not None
+    play(3)
+    rendered: list[int] = []
+    original = site.log_row
+
+    def counted(line: dict[str, Any]) -> str:
+        rendered.append(line["seq"])
+        row: str = original(line)
+        return row
+
+    site.log_row = counted
+    try:
+        rows = page_rows()
+    finally:
+        site.log_row = original
+    fresh = Folded.fold(*tracker.app.state.store.snapshot(eid))
+    assert rows == [original(line) for line in fresh.lines()]
+    assert rows[:5] == first[:5] and rendered == list(range(5, len(rows)))  # the first five were kept
+
+
 def test_a_line_with_an_integer_past_64_bits_is_shown_exactly_on_a_page() -> None:
     # rule: ODD-HP-1 (a note's data as stored: orjson would read such a number back as a float)
     from referee.engine.events import Event

@@ -27,7 +27,7 @@ import json
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -66,6 +66,8 @@ class Folded:
     tabled: list[Event] = field(default_factory=list)  # the table actions (notes, reveals...): rare lines
     tabled_lines: list[int] = field(default_factory=list)  # the line of each of them
     wide: set[int] = field(default_factory=set)  # lines whose JSON orjson cannot read back as it was
+    # each line's row of the page's log (HTML), made once when a page first shows it (text: not walked either)
+    html: list[str | None] = field(default_factory=list)
     # line count -> the fight as it was after that many lines (its log left empty: it is `stored`'s prefix)
     snapshots: dict[int, Fight] = field(default_factory=dict)
 
@@ -82,6 +84,7 @@ class Folded:
             self.fight.push([s.event])
             self.stored.append(s)
             self.encoded.append(None)
+            self.html.append(None)
             e = s.event
             if "table" in e.data:
                 self.tabled.append(e)
@@ -109,12 +112,14 @@ class Folded:
             row, fight, self.stored[:base],
             hp_left={n: hp for n, hp in self.hp_left.items() if n < base},
             encoded=self.encoded[:base],
+            html=self.html[:base],
             tabled=self.tabled[:tabled],
             tabled_lines=self.tabled_lines[:tabled],
             snapshots={n: f for n, f in self.snapshots.items() if n <= base},
         )  # fmt: skip
         new._push(self.stored[base:keep])
-        new.encoded[base:keep] = self.encoded[base:keep]  # the same lines, the same hit points after them
+        # the same lines, the same hit points after them
+        new.encoded[base:keep], new.html[base:keep] = self.encoded[base:keep], self.html[base:keep]
         new.wide = {n for n in self.wide if n < keep}
         return new
 
@@ -154,6 +159,15 @@ class Folded:
         """The log's lines from `start` on, as dicts (for a page): each read back from its kept JSON when made
         (what the API shows of it, a few times cheaper than building it from the event again)."""
         return [self._plain(i) for i in range(max(0, start), len(self.stored))]
+
+    def rows(self, render: Callable[[dict[str, Any]], str]) -> list[str]:
+        """Every line's row of the page's log, `render` (the page's template for one line) of each line once,
+        then kept: a page of a long fight was most of its time rendering the same rows again."""
+        html = self.html
+        for i, found in enumerate(html):
+            if found is None:
+                html[i] = render(self._plain(i))
+        return html  # type: ignore[return-value]  # (every line's row is made now)
 
     def encoded_lines(self, start: int = 0) -> Encoded:
         """:meth:`lines` as JSON (a list), each line encoded once and kept (a change's answer repeats the last
