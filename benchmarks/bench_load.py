@@ -14,6 +14,9 @@ on the same encounter race: each step names the version it was made on, and the 
 steps tile its stored log exactly (no event lost, none duplicated), that the log has no gap and replays,
 and that no request got a 5xx. It prints throughput, latency percentiles and the CPU time the server and
 the clients spent per request (results are recorded in benchmarks/README.md) and exits 1 if a check failed.
+Each client is one keep-alive connection writing the requests httpx would write (request line, headers, JSON
+body) and parsing every answer with orjson; `--httpx` gives each an httpx client instead, as measured before
+2026-12-02 (those took about as much CPU per request as the server, on the same cores).
 
 `--against REF` measures an older tracker in the same run: a copy of today's `src/` whose `referee/web/`
 (and `commands/serve.py`) are those of the git commit REF (`git archive`, nothing in the work tree changes),
@@ -123,39 +126,122 @@ def next_body(state: dict[str, Any], seq: int) -> dict[str, Any] | None:
     return body
 
 
-async def timed(tally: Tally, call: Any) -> httpx.Response:
+class RawClient:
+    """One keep-alive HTTP/1.1 connection to the server, writing the requests httpx writes (the same request
+    line, headers and JSON body) and reading the status and body: the clients share the server's two cores,
+    and httpx's per-request objects cost each client about as much CPU as the server spent on the request."""
+
+    def __init__(self, host: str, port: int, auth: dict[str, str]) -> None:
+        self.host, self.port = host, port
+        headers = {
+            "Host": f"{host}:{port}", "Accept": "*/*", "Accept-Encoding": "gzip, deflate",
+            "Connection": "keep-alive", "User-Agent": "bench_load", **auth,
+        }  # fmt: skip
+        self.headers = "".join(f"{k}: {v}\r\n" for k, v in headers.items()).encode()
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(OSError):
+                await self.writer.wait_closed()
+            self.reader = self.writer = None
+
+    async def get(self, path: str) -> tuple[int, bytes]:
+        return await self.request(f"GET {path} HTTP/1.1\r\n".encode() + self.headers + b"\r\n")
+
+    async def post(self, path: str, body: Any) -> tuple[int, bytes]:
+        payload = orjson.dumps(body)  # httpx's `json=`: compact, the same bytes for these bodies
+        head = f"POST {path} HTTP/1.1\r\n".encode() + self.headers
+        sized = f"Content-Length: {len(payload)}\r\nContent-Type: application/json\r\n\r\n".encode()
+        return await self.request(head + sized + payload)
+
+    async def request(self, raw: bytes) -> tuple[int, bytes]:
+        if self.writer is None:
+            await self.open()
+        assert self.reader is not None and self.writer is not None
+        self.writer.write(raw)
+        head = (await self.reader.readuntil(b"\r\n\r\n")).split(b"\r\n")
+        status = int(head[0].split(b" ", 2)[1])
+        fields = {}
+        for line in head[1:]:
+            name, _, value = line.partition(b":")
+            fields[name.strip().lower()] = value.strip().lower()
+        if fields.get(b"content-encoding", b"identity") != b"identity":
+            raise SystemExit(f"the server compressed an answer ({fields[b'content-encoding'].decode()})")
+        if fields.get(b"transfer-encoding") == b"chunked":
+            content = await self._chunks()
+        else:
+            content = await self.reader.readexactly(int(fields.get(b"content-length", b"0")))
+        if fields.get(b"connection") == b"close":
+            await self.close()
+        return status, content
+
+    async def _chunks(self) -> bytes:
+        assert self.reader is not None
+        parts = []
+        while size := int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16):
+            parts.append(await self.reader.readexactly(size))
+            await self.reader.readexactly(2)
+        await self.reader.readuntil(b"\r\n")  # the last chunk's empty trailer
+        return b"".join(parts)
+
+
+class HttpxClient:
+    """The clients as measured before (`--httpx`): an httpx.AsyncClient each."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+
+    async def get(self, path: str) -> tuple[int, bytes]:
+        response = await self.client.get(path)
+        return response.status_code, response.content
+
+    async def post(self, path: str, body: Any) -> tuple[int, bytes]:
+        response = await self.client.post(path, json=body)
+        return response.status_code, response.content
+
+
+Client = RawClient | HttpxClient
+
+
+async def timed(tally: Tally, call: Any) -> tuple[int, bytes]:
     sent, started = time.time(), time.perf_counter()
-    response: httpx.Response = await call
-    tally.count(response.status_code, time.perf_counter() - started, sent)
-    return response
+    status, content = await call
+    tally.count(status, time.perf_counter() - started, sent)
+    return status, content
 
 
-def answer(response: httpx.Response) -> Any:
+def answer(content: bytes) -> Any:
     """The answer's JSON, parsed by orjson: the clients share the server's two cores, and json.loads of a
     33 KB state was about a quarter of a client's CPU per request (orjson: less than half of that)."""
-    return orjson.loads(response.content)
+    return orjson.loads(content)
 
 
-async def client_loop(client: httpx.AsyncClient, eid: str, until: float, tally: Tally, seed: int) -> None:
+async def client_loop(client: Client, eid: str, until: float, tally: Tally, seed: int) -> None:
     seq = seed * 1_000_000
-    state = answer(await timed(tally, client.get(f"/api/encounters/{eid}")))
+    state = answer((await timed(tally, client.get(f"/api/encounters/{eid}")))[1])
     while time.monotonic() < until:
         seq += 1
         body = next_body(state, seq)
         if body is None:
             return
-        response = await timed(tally, client.post(f"/api/encounters/{eid}/steps", json=body))
-        if response.status_code == 200:
-            new = answer(response)
+        status, content = await timed(tally, client.post(f"/api/encounters/{eid}/steps", body))
+        if status == 200:
+            new = answer(content)
             tally.acknowledged.setdefault(eid, []).append((body["version"], new["version"]))
             state = new
-        elif response.status_code in {409, 422}:
-            if response.status_code == 422 and os.environ.get("BENCH_DEBUG"):
-                print(response.text, body, file=sys.stderr)
+        elif status in {409, 422}:
+            if status == 422 and os.environ.get("BENCH_DEBUG"):
+                print(content.decode(), body, file=sys.stderr)
             # another client moved the fight on (409), or the step no longer fits it (422): reload
-            state = answer(await timed(tally, client.get(f"/api/encounters/{eid}")))
+            state = answer((await timed(tally, client.get(f"/api/encounters/{eid}")))[1])
         else:
-            raise SystemExit(f"unexpected {response.status_code}: {response.text}")
+            raise SystemExit(f"unexpected {status}: {content.decode(errors='replace')}")
 
 
 def check_logs(db: Path, tally: Tally, eids: list[str]) -> list[str]:
@@ -222,7 +308,7 @@ def percentile(values: list[float], p: float) -> float:
 
 
 async def run(
-    clients: int, encounters: int, seconds: float, db: Path, port: int, server: int
+    clients: int, encounters: int, seconds: float, db: Path, port: int, server: int, use_httpx: bool = False
 ) -> dict[str, Any]:
     base = f"http://127.0.0.1:{port}"
     auth = {"Authorization": f"Bearer {Store(db).admin_token()}"}
@@ -234,12 +320,23 @@ async def run(
             eids.append(created.json()["id"])
     tally = Tally()
     async with contextlib.AsyncExitStack() as stack:
-        # every client made before the clock starts: making one (its SSL context, ~15 ms of CPU) while the
-        # others' first requests were in flight was counted in their latency
-        made = [
-            await stack.enter_async_context(httpx.AsyncClient(base_url=base, headers=auth, timeout=60))
-            for _ in range(clients)
-        ]
+        # every client made (and connected) before the clock starts: making one (httpx: its SSL context, ~15 ms
+        # of CPU) while the others' first requests were in flight was counted in their latency
+        made: list[Client] = []
+        for _ in range(clients):
+            if use_httpx:
+                made.append(
+                    HttpxClient(
+                        await stack.enter_async_context(
+                            httpx.AsyncClient(base_url=base, headers=auth, timeout=60)
+                        )
+                    )
+                )
+            else:
+                raw = RawClient("127.0.0.1", port, auth)
+                await raw.open()
+                stack.push_async_callback(raw.close)
+                made.append(raw)
         server_before, client_before = process_times(server), time.process_time()
         started = time.monotonic()
         until = started + seconds
@@ -267,6 +364,7 @@ async def run(
     served = None if user is None or system is None else user + system
     report: dict[str, Any] = {
         "clients": clients,
+        "client": "httpx" if use_httpx else "raw HTTP/1.1",
         "encounters": encounters,
         "clients_per_encounter": clients / encounters,
         "seconds": round(elapsed, 1),
@@ -306,7 +404,9 @@ def one_run(args: argparse.Namespace, src: Path | None) -> dict[str, Any]:
         try:
             load = os.getloadavg()
             started = time.strftime("%H:%M:%S", time.gmtime())
-            report = asyncio.run(run(args.clients, args.encounters, args.seconds, db, port, server.pid))
+            report = asyncio.run(
+                run(args.clients, args.encounters, args.seconds, db, port, server.pid, args.httpx)
+            )
         finally:
             os.kill(server.pid, signal.SIGTERM)
             server.wait(30)
@@ -470,6 +570,9 @@ def main() -> None:
         metavar="DIR",
         type=Path,
         help="also measure the tracker of this src/ folder, taking turns",
+    )
+    parser.add_argument(
+        "--httpx", action="store_true", help="clients made of httpx (as measured before 2026-12-02)"
     )
     parser.add_argument("--rounds", type=int, default=1, help="runs of each tracker (default 1)")
     parser.add_argument(

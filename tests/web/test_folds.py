@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from referee.web import views
+from referee.web import folds, views
+from referee.web.answers import encode
 from referee.web.folds import Folded, clone_fight, folds_of
 from referee.web.store import Store
 
@@ -39,6 +40,8 @@ def same_as_fresh(store: Store, eid: str, answer: dict[str, Any] | None = None) 
         assert kept.fight.state.snapshot() == new.fight.state.snapshot()
         assert kept.fight.events == new.fight.events
         assert kept.lines() == new.lines() and kept.tabled == new.tabled
+        for n, snapshot in kept.snapshots.items():  # each kept copy is the fight after its first n lines
+            assert snapshot.state.snapshot() == Folded.fold(new.row, new.stored[:n]).fight.state.snapshot()
     if answer is not None:
         assert answer["version"] == new.row.version and answer["revision"] == new.row.revision
         expected = views.referee_view(new.row, new.fight, new.stored, new.lines(), new.tabled)
@@ -58,9 +61,13 @@ def change(tracker: Any, eid: str, path: str, body: dict[str, Any]) -> dict[str,
     return dict(response.json()) if response.status_code == 200 else None
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_kept_fold_equals_a_fresh_fold_after_random_steps_undos_and_redos(tracker: Any, seed: int) -> None:
+@pytest.mark.parametrize(("seed", "every"), [(1, 256), (2, 256), (3, 256), (4, 4), (5, 8)])
+def test_kept_fold_equals_a_fresh_fold_after_random_steps_undos_and_redos(
+    tracker: Any, seed: int, every: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # rule: ODD-ROUND-1, ODD-INIT-1, ODD-ATK-1, ODD-HP-1
+    # (`every`: a copy of the fight kept every so many lines, which an undo folds on from)
+    monkeypatch.setattr(folds, "SNAPSHOT_EVERY", every)
     rng = random.Random(seed)
     store = tracker.app.state.store
     eid = tracker.create(ENCOUNTER)
@@ -121,6 +128,78 @@ def test_a_step_answers_with_what_changed_and_a_bounded_page(tracker: Any) -> No
         "size": views.LOG_PAGE,
         "complete": False,
     }
+
+
+def test_a_step_s_lines_are_encoded_from_their_stored_text_as_from_their_events(tracker: Any) -> None:
+    # rule: ODD-ATK-1 (attacks, damage, defeats: each line's JSON made once from the text the store holds is
+    # the JSON of the event read back, byte for byte, and a page reads the same lines back)
+    eid = tracker.create(ENCOUNTER)
+    for seq in range(60):
+        state = tracker.state(eid)
+        if state["needs"] == "over":
+            break
+        if state["needs"] == "action":
+            assert change(tracker, eid, "engine", {"seed": seq}) is not None
+        else:
+            assert change(tracker, eid, "steps", {"step": state["needs"], "seed": seq}) is not None
+    kept = folds_of(tracker.app.state.store).kept()[eid]
+    assert len(kept.stored) > 40
+    for seq in range(len(kept.stored)):
+        assert kept.encoded[seq] == encode(kept.view(seq)), seq
+    assert kept.lines() == [kept.view(seq) for seq in range(len(kept.stored))]
+
+
+def test_a_page_s_log_rows_are_made_once_and_are_the_template_s_rows_of_the_log(tracker: Any) -> None:
+    # rule: ODD-ATK-1 (the page shows every line; rows kept with the fold, through steps and an undo)
+    site = tracker.app.state.site
+    eid = tracker.create(ENCOUNTER)
+
+    def play(steps: int) -> None:
+        for seq in range(steps):
+            state = tracker.state(eid)
+            if state["needs"] == "action":
+                assert change(tracker, eid, "engine", {"seed": seq}) is not None
+            else:
+                assert change(tracker, eid, "steps", {"step": state["needs"], "seed": seq}) is not None
+
+    def page_rows() -> list[str]:
+        assert tracker.client.get(f"/e/{eid}", headers=tracker.auth).status_code == 200
+        return list(site.page_state(tracker.app.state.store.get(eid))["log_rows"])
+
+    play(12)
+    first = page_rows()
+    play(6)
+    assert change(tracker, eid, "undo", {"keep": 5}) is not None
+    play(3)
+    rendered: list[int] = []
+    original = site.log_row
+
+    def counted(line: dict[str, Any]) -> str:
+        rendered.append(line["seq"])
+        row: str = original(line)
+        return row
+
+    site.log_row = counted
+    try:
+        rows = page_rows()
+    finally:
+        site.log_row = original
+    fresh = Folded.fold(*tracker.app.state.store.snapshot(eid))
+    assert rows == [original(line) for line in fresh.lines()]
+    assert rows[:5] == first[:5] and rendered == list(range(5, len(rows)))  # the first five were kept
+
+
+def test_a_line_with_an_integer_past_64_bits_is_shown_exactly_on_a_page() -> None:
+    # rule: ODD-HP-1 (a note's data as stored: orjson would read such a number back as a float)
+    from referee.engine.events import Event
+    from referee.web.store import EncounterRow, StoredEvent
+
+    huge = 2**70
+    event = Event.from_dict({"type": "action", "round": 0, "data": {"table": "note", "n": huge}})
+    row = EncounterRow("x", "x", ENCOUNTER, "", "", 1, 1, 0, 0.0, 0.0)
+    folded = Folded.fold(row, [StoredEvent(0, 0, event)])
+    assert folded.lines()[0]["data"]["n"] == huge and type(folded.lines()[0]["data"]["n"]) is int
+    assert b"1180591620717411303424" in folded.encoded_lines().json
 
 
 def test_a_change_by_another_writer_is_never_served_from_the_kept_fold(tracker: Any) -> None:

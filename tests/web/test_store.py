@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from conftest import angthar_data
 from referee.web.app import Settings, create_app
-from referee.web.store import DatabaseUnusableError, Store
+from referee.web.store import DatabaseUnusableError, Store, from_stored
 
 
 def corrupt(path: Path) -> Path:
@@ -271,6 +271,27 @@ def test_the_version_is_the_count_of_the_log(tmp_path: Path) -> None:
         counted = db.execute("SELECT COUNT(*) FROM events WHERE encounter=?", (eid,)).fetchone()[0]
     assert store.get(eid).version == counted == 5
     assert [s.seq for s in store.events(eid)] == list(range(5))
+
+
+def test_a_redo_gives_back_the_lines_it_put_back(tmp_path: Path) -> None:
+    # what a kept fold pushes after a redo: the lines as stored, in order, with their steps
+    from referee.engine.events import Event
+
+    store = Store(tmp_path / "tracker.sqlite3")
+    eid = store.create("redo", angthar_data()).id
+    events = [Event.from_dict({"type": "setup", "round": 0, "data": {"n": n}}) for n in range(6)]
+    for version in range(3):
+        store.append(eid, 2 * version, events[2 * version : 2 * version + 2])
+    stored = store.events(eid)
+    store.truncate(eid, 6, 3)  # back to the middle of the second step
+    row, lines = store.redo_lines(eid, 3)
+    assert row.version == 6 and row == store.get(eid)
+    assert (
+        [(seq, step) for seq, step, _ in lines]
+        == [(s.seq, s.step) for s in stored[3:]]
+        == [(3, 2), (4, 4), (5, 4)]
+    )
+    assert [from_stored(text) for _, _, text in lines] == [s.event for s in stored[3:]]
 
 
 def test_the_wal_is_checkpointed_after_the_write_lock_is_released(tmp_path: Path) -> None:

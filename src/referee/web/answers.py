@@ -32,10 +32,16 @@ class Encoded:
 
 def encode(content: Any) -> bytes:
     """`content` as JSON bytes, as :class:`JSONAnswer` writes it."""
+    return encode_read_back(content)[0]
+
+
+def encode_read_back(content: Any) -> tuple[bytes, bool]:
+    """:func:`encode`, and whether ``orjson.loads`` reads the bytes back as they were (not so when pydantic's
+    encoder wrote an integer past 64 bits, which orjson reads as a float)."""
     try:
-        return orjson.dumps(content, default=_fragment, option=orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(content, default=_fragment, option=orjson.OPT_NON_STR_KEYS), True
     except TypeError:  # orjson.JSONEncodeError: a number or type it does not take
-        return pydantic_core.to_json(content, fallback=_decoded)
+        return pydantic_core.to_json(content, fallback=_decoded), False
 
 
 def _fragment(value: Any) -> orjson.Fragment:

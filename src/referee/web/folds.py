@@ -20,24 +20,31 @@ requests on different encounters never wait for each other.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
+import json
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+import orjson
+
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.files import setup_from_data
-from referee.web.answers import Encoded, encode
+from referee.web.answers import Encoded, encode_read_back
 from referee.web.store import EncounterRow, Store, StoredEvent, as_stored, from_stored
 
 # Kept folds per store: a few dozen open fights is a busy evening at the table; the rest fold again when asked.
 KEPT_FOLDS = 64
+# A copy of the fight's state is kept every this many lines, so an undo folds at most this many lines again
+# from the last copy before the line it goes back to, not the whole log (a copy is ~0.05 ms, ~256 pushes 5).
+SNAPSHOT_EVERY = 256
 HIT_POINT_LINES = (EventType.DAMAGE, EventType.HEAL)
 
 
@@ -57,6 +64,12 @@ class Folded:
     # each line's JSON as the API shows it, made once (bytes: nothing for the cycle collector to walk)
     encoded: list[bytes | None] = field(default_factory=list)
     tabled: list[Event] = field(default_factory=list)  # the table actions (notes, reveals...): rare lines
+    tabled_lines: list[int] = field(default_factory=list)  # the line of each of them
+    wide: set[int] = field(default_factory=set)  # lines whose JSON orjson cannot read back as it was
+    # each line's row of the page's log (HTML), made once when a page first shows it (text: not walked either)
+    html: list[str | None] = field(default_factory=list)
+    # line count -> the fight as it was after that many lines (its log left empty: it is `stored`'s prefix)
+    snapshots: dict[int, Fight] = field(default_factory=dict)
 
     @classmethod
     def fold(cls, row: EncounterRow, stored: Sequence[StoredEvent]) -> Folded:
@@ -71,41 +84,114 @@ class Folded:
             self.fight.push([s.event])
             self.stored.append(s)
             self.encoded.append(None)
+            self.html.append(None)
             e = s.event
             if "table" in e.data:
                 self.tabled.append(e)
+                self.tabled_lines.append(s.seq)
             if e.type in HIT_POINT_LINES and e.target in state.combatants:
                 self.hp_left[s.seq] = state.combatants[e.target].hp
+            if len(self.stored) % SNAPSHOT_EVERY == 0:
+                self._snapshot()
+
+    def _snapshot(self) -> None:
+        snapshot = clone_fight(self.fight)
+        snapshot.events = []
+        self.snapshots[len(self.stored)] = snapshot
+
+    def truncated(self, row: EncounterRow, keep: int) -> Folded:
+        """The fold of this log's first `keep` lines (an undo, stored as `row`): the last kept copy of the
+        fight at or before line `keep`, then the lines after it pushed again; the lines' JSON kept."""
+        if (row.name, row.setup) != (self.row.name, self.row.setup):
+            return Folded.fold(row, self.stored[:keep])  # (an undo never changes them: a fresh fold anyway)
+        base = max((n for n in self.snapshots if n <= keep), default=0)
+        fight = clone_fight(self.snapshots[base]) if base else Fight(self.fight.setup)
+        fight.events = [s.event for s in self.stored[:base]]
+        tabled = bisect.bisect_left(self.tabled_lines, base)
+        new = Folded(
+            row, fight, self.stored[:base],
+            hp_left={n: hp for n, hp in self.hp_left.items() if n < base},
+            encoded=self.encoded[:base],
+            html=self.html[:base],
+            tabled=self.tabled[:tabled],
+            tabled_lines=self.tabled_lines[:tabled],
+            snapshots={n: f for n, f in self.snapshots.items() if n <= base},
+        )  # fmt: skip
+        new._push(self.stored[base:keep])
+        # the same lines, the same hit points after them
+        new.encoded[base:keep], new.html[base:keep] = self.encoded[base:keep], self.html[base:keep]
+        new.wide = {n for n in self.wide if n < keep}
+        return new
+
+    def put_back(self, row: EncounterRow, lines: Sequence[tuple[int, int, str]]) -> None:
+        """The lines a redo put back at the end of this fold's log (seq, step, stored JSON), stored as `row`."""
+        if lines and lines[0][0] != len(self.stored):
+            raise ValueError(f"a redo from line {lines[0][0]} onto a fold of {len(self.stored)} lines")
+        self._push(StoredEvent(seq, step, from_stored(text)) for seq, step, text in lines)
+        self.row = row
 
     def extend(self, row: EncounterRow, events: Sequence[Event], texts: Sequence[str] | None = None) -> None:
         """The events of one stored step (on top of this fold's version), as the store gives them back (from
-        `texts`, their stored JSON, when given)."""
+        `texts`, their stored JSON, when given: then each new line's JSON is made at once from its parsed
+        text, which is what ``to_dict`` of the event read back gives, and the step's answer shows them)."""
         start = len(self.stored)
-        back = [from_stored(t) for t in texts] if texts is not None else [as_stored(e) for e in events]
-        self._push(StoredEvent(start + i, start, e) for i, e in enumerate(back))
+        if texts is None:
+            self._push(StoredEvent(start + i, start, as_stored(e)) for i, e in enumerate(events))
+        else:
+            # `texts` were written by `stored_texts` (``to_dict`` of each event): parsed, each is a fixed point
+            # of ``to_dict(Event.from_dict(...))``, so its line needs no second ``to_dict``
+            plain = [json.loads(t) for t in texts]
+            self._push(StoredEvent(start + i, start, Event.from_dict(p)) for i, p in enumerate(plain))
+            for i, p in enumerate(plain):
+                self._encoded(start + i, p)
         self.row = row
 
-    def view(self, seq: int) -> dict[str, Any]:
-        """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`)."""
+    def view(self, seq: int, plain: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`; `plain`: its event's
+        ``to_dict()``, when known)."""
         s = self.stored[seq]
-        found = {"seq": s.seq, "step": s.step, **s.event.to_dict()}
+        found = {"seq": s.seq, "step": s.step, **(s.event.to_dict() if plain is None else plain)}
         if seq in self.hp_left:
             found["hp_left"] = self.hp_left[seq]
         return found
 
     def lines(self, start: int = 0) -> list[dict[str, Any]]:
-        return [self.view(i) for i in range(max(0, start), len(self.stored))]
+        """The log's lines from `start` on, as dicts (for a page): each read back from its kept JSON when made
+        (what the API shows of it, a few times cheaper than building it from the event again)."""
+        return [self._plain(i) for i in range(max(0, start), len(self.stored))]
+
+    def rows(self, render: Callable[[dict[str, Any]], str]) -> list[str]:
+        """Every line's row of the page's log, `render` (the page's template for one line) of each line once,
+        then kept: a page of a long fight was most of its time rendering the same rows again."""
+        html = self.html
+        for i, found in enumerate(html):
+            if found is None:
+                html[i] = render(self._plain(i))
+        return html  # type: ignore[return-value]  # (every line's row is made now)
 
     def encoded_lines(self, start: int = 0) -> Encoded:
         """:meth:`lines` as JSON (a list), each line encoded once and kept (a change's answer repeats the last
         ones)."""
-        out = []
-        for i in range(max(0, start), len(self.stored)):
-            found = self.encoded[i]
-            if found is None:
-                found = self.encoded[i] = encode(self.view(i))
-            out.append(found)
-        return Encoded(b"[" + b",".join(out) + b"]")
+        return Encoded(
+            b"[" + b",".join(self._encoded(i) for i in range(max(0, start), len(self.stored))) + b"]"
+        )
+
+    def _encoded(self, seq: int, plain: Mapping[str, Any] | None = None) -> bytes:
+        found = self.encoded[seq]
+        if found is None:
+            found, exact = encode_read_back(self.view(seq, plain))
+            self.encoded[seq] = found
+            if not exact:
+                self.wide.add(seq)
+        return found
+
+    def _plain(self, seq: int) -> dict[str, Any]:
+        found = self._encoded(seq)
+        # an integer past 64 bits would come back a float: that line is built again
+        if seq in self.wide:
+            return self.view(seq)
+        loaded: dict[str, Any] = orjson.loads(found)
+        return loaded
 
 
 def clone_fight(fight: Fight) -> Fight:
@@ -243,7 +329,7 @@ class Folds:
             self._kept.pop(encounter_id, None)
 
     def kept(self) -> Mapping[str, Folded]:
-        """The kept folds (for tests)."""
+        """The kept folds (a redo extends the one it was made on; tests read them)."""
         with self._guard:
             return dict(self._kept)
 

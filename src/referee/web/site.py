@@ -83,28 +83,39 @@ class Site:
             return self.state_from(self.folds.current(row.id), seen)
 
     def page_state(self, row: EncounterRow) -> dict[str, Any]:
-        """The state for the referee's page: with the dice the preselected action (the engine's own choice)
-        asks for, so the page comes with the dice field's labels rather than filling them in a moment later."""
+        """The state for the referee's page: the log as its rows of HTML (`log_rows`, each rendered once and
+        kept with the fold) instead of `events`, and with the dice the preselected action (the engine's own
+        choice) asks for, so the page comes with the dice field's labels rather than filling them in later."""
         with self.folds.lock(row.id):
             folded = self.folds.current(row.id)
-            state = self.state_from(folded, None, encoded=False)
-            if state["needs"] == "action" and state["suggested"]:
+            state = views.referee_view(folded.row, folded.fight, folded.stored, [], folded.tabled)
+            del state["events"]
+            state["log_rows"] = list(folded.rows(self.log_row))
+            needs = state["needs"]
+            if needs == "action" and state["suggested"]:
                 state["dice_asked"] = tracker.dice_asked(folded.fight, "action", state["suggested"])
+            else:
+                state["dice_asked"] = tracker.dice_asked(folded.fight, needs)
         return state
 
+    def log_row(self, line: dict[str, Any]) -> str:
+        """One line of the log as a row of the page (templates/log_row.html)."""
+        row: str = self.templates.get_template("log_row.html").module.row(line)  # type: ignore[attr-defined]
+        return row
+
     @staticmethod
-    def state_from(folded: Folded, seen: int | None, *, encoded: bool = True) -> dict[str, Any]:
-        """The referee's state of a kept fold; its log lines as they go into a JSON answer (:class:`Encoded`,
-        each encoded once), or with `encoded=False` as dicts (for a page)."""
+    def state_from(folded: Folded, seen: int | None) -> dict[str, Any]:
+        """The referee's state of a kept fold, its log lines as they go into a JSON answer (:class:`Encoded`,
+        each encoded once); `seen` (a change's answer: the version it was made on) bounds the log it carries."""
         version = folded.row.version
         start = 0 if seen is None else max(0, version - views.LOG_PAGE)
-        lines = folded.encoded_lines(start) if encoded else folded.lines(start)
-        fixed = views.encoded_fixed_blocks() if encoded else None
-        state = views.referee_view(folded.row, folded.fight, folded.stored, lines, folded.tabled, fixed)
+        state = views.referee_view(
+            folded.row, folded.fight, folded.stored, folded.encoded_lines(start), folded.tabled,
+            views.encoded_fixed_blocks(),
+        )  # fmt: skip
         state["dice_asked"] = tracker.dice_asked(folded.fight, state["needs"])
         if seen is not None:  # what changed, and which page of the log `events` is
-            since = folded.encoded_lines(seen) if encoded else folded.lines(seen)
-            state["events_since"] = since if seen <= version else []
+            state["events_since"] = folded.encoded_lines(seen) if seen <= version else []
             state["log_page"] = views.log_page(start, version)
         return state
 
@@ -135,7 +146,8 @@ class Site:
         exported = tracker.export_of(row, stored)
         for shown in (state, players, exported):
             json.dumps(shown, ensure_ascii=False, allow_nan=False).encode("utf-8")
-        context = {"s": state, "links": {"players": "", "referee": ""}, "meta": json.dumps(page_meta(state))}
+        page = {**state, "log_rows": [self.log_row(line) for line in state["events"]]}
+        context = {"s": page, "links": {"players": "", "referee": ""}, "meta": json.dumps(page_meta(state))}
         self.templates.get_template("fight.html").render(csrf="", **context).encode("utf-8")
         self.templates.get_template("players.html").render(s=players, api="").encode("utf-8")
 

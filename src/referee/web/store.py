@@ -386,18 +386,28 @@ class Store:
 
     def redo(self, encounter_id: str, version: int, *, revision: int | None = None) -> EncounterRow:
         """Put back the last undone group of events."""
+        return self.redo_lines(encounter_id, version, revision=revision)[0]
 
-        def work(db: sqlite3.Connection) -> EncounterRow:
+    def redo_lines(
+        self, encounter_id: str, version: int, *, revision: int | None = None
+    ) -> tuple[EncounterRow, list[tuple[int, int, str]]]:
+        """:meth:`redo`, and the lines it put back (seq, step, stored JSON), read in its transaction."""
+
+        def work(db: sqlite3.Connection) -> tuple[EncounterRow, list[tuple[int, int, str]]]:
             _check_seen(db, encounter_id, version, revision)
             grp = db.execute("SELECT MAX(grp) FROM redo WHERE encounter=?", (encounter_id,)).fetchone()[0]
             if grp is None:
                 raise StoreError("nothing to redo")
+            lines = db.execute(
+                "SELECT seq, step, event FROM redo WHERE encounter=? AND grp=? ORDER BY seq",
+                (encounter_id, grp),
+            ).fetchall()
             db.execute(
                 "INSERT INTO events SELECT encounter, seq, step, event FROM redo WHERE encounter=? AND grp=?",
                 (encounter_id, grp),
             )
             db.execute("DELETE FROM redo WHERE encounter=? AND grp=?", (encounter_id, grp))
-            return _touch(db, encounter_id)
+            return _touch(db, encounter_id), lines
 
         return self._write(work)
 

@@ -327,8 +327,9 @@ def undo(
             keep = len(stored) - count if count is not None else stored[-1].step
         keep = max(0, keep)
         undone = store.truncate(row.id, version, keep, revision=folded.row.revision)
-        # the log is now exactly the first `keep` lines of the one the fold was of: fold those (no read)
-        folds.keep(Folded.fold(undone, stored[:keep]))
+        # the log is now exactly the first `keep` lines of the one the fold was of: those, from the fold's last
+        # copy of the fight before line `keep` (no read, no fold of the whole log)
+        folds.keep(folded.truncated(undone, keep))
         return undone
 
 
@@ -337,7 +338,20 @@ def redo(store: Store, row: EncounterRow, *, version: int, revision: int | None 
     check_seen(row, version, revision)
     folds = folds_of(store)
     with folds.lock(row.id):
-        return store.redo(row.id, version, revision=revision)  # the next read folds the new log
+        kept = folds.kept().get(row.id)
+        redone, lines = store.redo_lines(row.id, version, revision=revision)
+        # the kept fold, if it is of the log the redo was made on (the revision before the redo's own), gets
+        # the lines put back; otherwise the next read folds the new log
+        before = (redone.id, redone.version - len(lines), redone.revision - 1)
+        if kept is None or (kept.row.id, kept.row.version, kept.row.revision) != before:
+            folds.drop(row.id)
+            return redone
+        try:
+            kept.put_back(redone, lines)
+        except BaseException:  # a fold half brought up to date is never kept: the next read folds afresh
+            folds.drop(row.id)
+            raise
+        return redone
 
 
 def export(store: Store, row: EncounterRow) -> dict[str, Any]:
