@@ -13,12 +13,12 @@ from importlib import resources
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
 
 from referee.errors import EncounterFileError
 from referee.model import ArmourSpec, ShieldSpec, WeaponSpec
+from referee.structs import Spec, SpecError
 
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T", bound=Spec)
 # libyaml's safe loader when PyYAML has it: the same data, about 15x faster than the pure-Python one,
 # and every command that reads an encounter reads the catalog (issue 12, the command line at once)
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -107,7 +107,7 @@ class Entries(Mapping[str, T]):
             entry = self.entries[key]  # KeyError: no such item
             try:
                 found = self.model.model_validate(entry)
-            except ValidationError as exc:  # a broken catalog is a packaging bug
+            except SpecError as exc:  # a broken catalog is a packaging bug
                 raise EncounterFileError(f"catalog {self.filename} is invalid: {exc}") from None
             self.made[key] = found
         return found
