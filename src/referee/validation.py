@@ -231,7 +231,7 @@ def _said(message: str, value: Any, kind: Any) -> str:
     if match := _EXACT.match(message):
         return f"List should have {match[1]} items, not {match[2]}"
     if match := _TYPE.match(message):
-        expected = match[1].split(" | ")
+        expected = [kind for kind in match[1].split(" | ") if kind != "null"] or ["null"]  # an optional field
         if match[2] == "bool" and ("int" in expected or "float" in expected):
             return f"expected a number, not the boolean {str(value).lower()}"
         return f"Input should be {_either([_KINDS.get(k, k) for k in expected])}, not {_KINDS.get(match[2], match[2])}"
