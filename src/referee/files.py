@@ -43,7 +43,6 @@ from referee.rules.options import ArmourClass
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options
 from referee.setup import Setup as Setup
 from referee.structs import Spec, SpecError
-from referee.validation import describe_validation_error
 from referee.yaml_safe import check_flow_nesting, load_strict, read_regular_file
 
 if TYPE_CHECKING:  # a referee's own catalog is read only when an encounter or the command line names one
@@ -170,7 +169,7 @@ def setup_from_data(
     try:
         spec = EncounterSpec.model_validate(fields)
     except SpecError as exc:
-        lines = describe_validation_error(exc, where).splitlines()
+        lines = exc.placed(where)
         lines += _resolution_problems(fields, where, book)  # the combatants that validate, resolved too
         _refuse(lines, failed)
     if failed:
@@ -417,7 +416,7 @@ def _validated(model: type[_M], merged: dict[str, Any], where: str) -> _M:
     try:
         return model.model_validate(merged)
     except SpecError as exc:
-        raise EncounterFileError(describe_validation_error(exc, where)) from None
+        raise EncounterFileError("\n".join(exc.placed(where))) from None
 
 
 @contextmanager

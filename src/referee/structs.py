@@ -34,6 +34,10 @@ class SpecError(ValueError):
         super().__init__("\n".join(problems))
         self.problems = tuple(problems)
 
+    def placed(self, where: str) -> list[str]:
+        """The problems as a file's lines: `fight.yaml: sides.1.combatants.0.hp: ...`."""
+        return [f"{where}: {problem}" for problem in self.problems]
+
 
 class Spec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """A frozen record of the file format; an unknown field is refused."""
@@ -132,8 +136,10 @@ def each(prepare: FieldFunction) -> FieldFunction:
 
 @cache
 def _renamed(cls: type[Spec]) -> dict[str, str]:
-    """Field name → the file's name, where they differ."""
-    return {f.name: f.encode_name for f in msgspec.structs.fields(cls) if f.name != f.encode_name}
+    """Field name → the file's name, where they differ (from the class's own tuples: msgspec's
+    `structs.fields` evaluates every annotation again)."""
+    pairs = zip(cls.__struct_fields__, cls.__struct_encode_fields__, strict=True)
+    return {name: alias for name, alias in pairs if name != alias}
 
 
 def renamed_data(cls: type[Spec], data: dict[Any, Any]) -> dict[Any, Any]:
@@ -149,22 +155,16 @@ def _encode_name(cls: type[Spec], name: str) -> str:
     return _renamed(cls).get(name, name)
 
 
-_NO_DEFAULT = object()
-
-
 @cache
-def _dump_fields(cls: type[Spec]) -> tuple[tuple[str, str, Any], ...]:
-    """(name, the file's name, default) of each field."""
-    out = []
+def _defaults(cls: type[Spec]) -> dict[str, Any]:
+    """Each field's default, for `exclude_defaults` (a field without one has none here)."""
+    out = {}
     for f in msgspec.structs.fields(cls):
         if f.default is not msgspec.NODEFAULT:
-            default = f.default
+            out[f.name] = f.default
         elif f.default_factory is not msgspec.NODEFAULT:
-            default = f.default_factory()
-        else:
-            default = _NO_DEFAULT
-        out.append((f.name, f.encode_name, default))
-    return tuple(out)
+            out[f.name] = f.default_factory()
+    return out
 
 
 class _Dump:
@@ -178,11 +178,13 @@ class _Dump:
 
     def struct(self, model: Spec, exclude: set[str]) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name, alias, default in _dump_fields(type(model)):
+        kind = type(model)
+        defaults = _defaults(kind) if self.exclude_defaults else {}
+        for name, alias in zip(kind.__struct_fields__, kind.__struct_encode_fields__, strict=True):
             value = getattr(model, name)
             if name in exclude or (self.exclude_none and value is None):
                 continue
-            if self.exclude_defaults and default is not _NO_DEFAULT and value == default:
+            if name in defaults and value == defaults[name]:
                 continue
             out[alias if self.by_alias else name] = self.value(value)
         return out

@@ -24,17 +24,6 @@ from referee.structs import Spec, SpecError, renamed_data
 Place = tuple[object, ...]
 
 
-def describe_validation_error(exc: SpecError, where: str) -> str:
-    """Every problem, one line each with its place (issue 15, "every problem at once"):
-    `file: sides.1.combatants.0.hp: Input should be greater than or equal to 1`."""
-    return "\n".join(f"{where}: {line}" for line in validation_problems(exc))
-
-
-def validation_problems(exc: SpecError) -> list[str]:
-    """`place: problem` per problem the user made."""
-    return list(exc.problems)
-
-
 def problems_of(data: Any, model: type[Spec]) -> list[str]:
     """Every problem of data the model refused, `place: sentence` each, in the order of the data."""
     found: list[tuple[Place, str]] = []

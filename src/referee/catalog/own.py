@@ -25,7 +25,6 @@ from referee.catalog import Catalog, built_in, plain_key
 from referee.errors import EncounterFileError
 from referee.model import ArmourSpec, ShieldSpec, WeaponSpec
 from referee.structs import Spec, SpecError
-from referee.validation import validation_problems
 
 _S = TypeVar("_S", bound=Spec)
 
@@ -147,7 +146,7 @@ def _entries(
         try:
             spec = model.model_validate(complete(entry))
         except SpecError as exc:
-            problems.extend(f"{place}.{line}" for line in validation_problems(exc))
+            problems.extend(f"{place}.{line}" for line in exc.problems)
             continue
         except ValueError as exc:
             problems.append(f"{place}: {exc}")
