@@ -24,10 +24,12 @@ from typing import Any, ClassVar, Self
 
 import msgspec
 
+from referee.errors import RefereeError
+
 FieldFunction = Callable[[Any], Any]
 
 
-class SpecError(ValueError):
+class SpecError(RefereeError, ValueError):
     """Data that does not fit a model: every problem, one line each (`sides.0.combatants.0.hp: ...`)."""
 
     def __init__(self, problems: list[str]) -> None:
