@@ -1,8 +1,8 @@
 """The base of the encounter file's models: frozen msgspec structs with the methods callers know.
 
-msgspec builds the classes in C and imports in about 2 ms, where pydantic and the models cost a
-one-attack `referee odds` about 135 ms (issue 12, the command line at once); pydantic stays where FastAPI
-needs it (the tracker's request bodies). A model reads data with :meth:`Spec.model_validate` and writes
+msgspec builds the classes in C; with what it imports it costs a one-attack `referee odds` a small part
+of the 135 ms pydantic and the models did (issue 12, the command line at once). pydantic stays where
+FastAPI needs it (the tracker's request bodies). A model reads data with :meth:`Spec.model_validate` and writes
 it with :meth:`Spec.model_dump`; a problem is a :class:`SpecError` naming every problem of the data, one
 line each with its place (:mod:`referee.validation`).
 
