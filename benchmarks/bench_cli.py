@@ -45,18 +45,12 @@ CASES: dict[str, list[str]] = {
 
 
 # What any `referee odds` must pay before it answers (today's code, for the reading of the results):
-# Python itself, the command-line libraries, pydantic and the models, and reading the encounter file.
+# Python itself, the command-line libraries, msgspec and the models, and reading the encounter file.
 FLOOR: dict[str, str] = {
     "python -c pass": "pass",
     "import typer, rich.console, rich.table": "import typer, typer.main, rich.console, rich.table",
-    "import pydantic (and a first model)": (
-        "import os; os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__')\n"
-        "from pydantic import BaseModel, Field\nclass A(BaseModel):\n    x: int = Field(ge=0)\n"
-        "A.model_validate({'x': 1})"
-    ),
-    "import referee.model (pydantic and the models)": (
-        "import os; os.environ.setdefault('PYDANTIC_DISABLE_PLUGINS', '__all__'); import referee.model"
-    ),
+    "import msgspec": "import msgspec",
+    "import referee.model (msgspec and the models)": "import referee.model",
     "load_encounter(duel.yaml)": f"from referee.files import load_encounter; load_encounter({DUEL!r})",
 }
 

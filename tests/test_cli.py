@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import yaml
-from tests.conftest import EXAMPLES, angthar_data, environment_the_command_leaves, referee
+from tests.conftest import EXAMPLES, angthar_data, referee
 
 EXAMPLE = str(EXAMPLES / "angthar_and_the_goblins.yaml")
 
@@ -78,9 +78,3 @@ def test_schema_and_catalog() -> None:
     names = {w["name"] for w in catalog["weapons"]}
     assert {"dagger", "battle axe", "long bow", "heavy crossbow", "net", "garrotte"} <= names
     assert {a["name"] for a in catalog["armour"]} >= {"leather", "chain mail", "plate mail", "full plate"}
-
-
-def test_the_command_does_not_look_for_pydantic_plugins_unless_asked() -> None:
-    """Looking for plugins reads every installed package's metadata; the command's models use none."""
-    for given, expected in ((None, "__all__"), ("", "")):
-        assert environment_the_command_leaves(["--version"], "PYDANTIC_DISABLE_PLUGINS", given) == expected

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,8 @@ from tests.conftest import EXAMPLES, angthar_data
 
 from referee.errors import EncounterFileError
 from referee.files import load_encounter, setup_from_data
-from referee.model import WeaponSpec
+from referee.model import CombatantSpec, DamageType, EncounterSpec, WeaponSpec
+from referee.structs import SpecError
 
 
 def write(tmp_path: Path, text: str | bytes) -> Path:
@@ -163,3 +166,98 @@ def test_every_built_in_catalog_item_validates_and_is_validated_when_first_looke
     assert fresh["club"].damage == "1d4" and "bad" not in fresh.made
     with pytest.raises(EncounterFileError, match=r"catalog weapons\.yaml is invalid"):
         fresh["bad"]
+
+
+def test_reading_a_file_and_one_attacks_odds_import_no_pydantic() -> None:
+    """Issue 12, the command line at once: the file's models are msgspec structs; pydantic (about 135 ms
+    of a one-attack answer with its models) stays with the tracker's request bodies."""
+    code = (
+        "import sys\nfrom referee.files import load_encounter\nfrom referee import odds\n"
+        "from referee.engine.actions import Attack\n"
+        f"setup = load_encounter({str(EXAMPLES / 'duel.yaml')!r})\n"
+        "print(odds.action_odds(odds.opening_state(setup), Attack('Angthar', target='Goblin')).hit)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'pydantic_core'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.splitlines()[-1] == "[]", out.stdout
+    assert "/" in out.stdout.splitlines()[0]  # the chance to hit, as a fraction
+
+
+def test_the_referee_odds_command_imports_no_pydantic() -> None:
+    code = (
+        "import sys\nfrom referee.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'pydantic_core'}), file=sys.stderr)"
+    )
+    argv = ["odds", str(EXAMPLES / "duel.yaml"), "--attacker", "Angthar", "--target", "Goblin"]
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
+    assert "Angthar" in out.stdout and out.stderr.strip().splitlines()[-1] == "[]", out.stderr
+
+
+@pytest.mark.parametrize(
+    ("combatant", "line"),
+    [
+        ({"hp": "many"}, "sides.0.combatants.0.hp: Input should be a whole number, not text"),
+        ({"hp": 0}, "sides.0.combatants.0.hp: Input should be greater than or equal to 1"),
+        ({"hp": True}, "sides.0.combatants.0.hp: expected a number, not the boolean true"),
+        ({"colour": "red"}, "sides.0.combatants.0.colour: unknown field 'colour'"),
+        ({"size": "enormous"}, "sides.0.combatants.0.size: unknown size 'enormous'; sizes: tiny, small"),
+        ({"hit_dice": "lots"}, "sides.0.combatants.0.hit_dice: hit_dice 'lots' is not like '5d8'"),
+        ({"conditions": ["dizzy"]}, "sides.0.combatants.0.conditions: unknown condition 'dizzy'"),
+        ({"weapons": [{"name": "x", "kind": "lobbed"}]}, "weapons.0.kind: Input should be 'melee', 'thrown'"),
+        ({"weapons": [{"damage": "1d6"}]}, "sides.0.combatants.0.weapons.0.name: Field required"),
+        (
+            {"abilities": {"str": 30}},
+            "sides.0.combatants.0.abilities.str: Input should be less than or equal",
+        ),
+    ],
+)
+def test_a_bad_field_is_one_line_naming_its_place(combatant: dict[str, object], line: str) -> None:
+    data = angthar_data()
+    data["sides"][0]["combatants"][0].update(combatant)
+    with pytest.raises(EncounterFileError) as info:
+        setup_from_data(data, "e.yaml")
+    assert f"e.yaml: {line}" in str(info.value) or f"e.yaml: sides.0.combatants.0.{line}" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_fields_given_by_the_files_name_or_by_their_own_are_read_alike() -> None:
+    by_alias, by_name = angthar_data(), angthar_data()
+    by_alias["sides"][0]["combatants"][0].update(abilities={"str": 17, "dex": 13}, **{"class": "fighter"})
+    by_name["sides"][0]["combatants"][0].update(
+        abilities={"strength": 17, "dexterity": 13}, character_class="fighter"
+    )
+    one, other = setup_from_data(by_alias).combatants[0], setup_from_data(by_name).combatants[0]
+    assert one == other and one.abilities.strength == 17 and one.abilities.dexterity == 13
+
+
+def test_every_problem_of_a_file_is_named_at_once() -> None:
+    data = angthar_data()
+    data["sides"][0]["combatants"][0].update(hp=0, colour="red")
+    data["sides"][1]["combatants"][0].update(move=-5)
+    data["max_rounds"] = 0
+    with pytest.raises(EncounterFileError) as info:
+        setup_from_data(data, "e.yaml")
+    assert str(info.value).splitlines() == [
+        "e.yaml: max_rounds: Input should be greater than or equal to 1",
+        "e.yaml: sides.0.combatants.0.colour: unknown field 'colour'",
+        "e.yaml: sides.0.combatants.0.hp: Input should be greater than or equal to 1",
+        "e.yaml: sides.1.combatants.0.move: Input should be greater than or equal to 0",
+    ]
+
+
+def test_models_dump_and_copy_as_the_library_documents() -> None:
+    weapon = WeaponSpec.model_validate({"name": "long sword", "damage": " 1d8 ", "type": ["slashing"]})
+    assert weapon.damage == "1d8"  # checked and normalised on reading
+    assert weapon.model_dump(exclude_none=True, exclude_defaults=True) == {
+        "name": "long sword", "damage": "1d8", "type": [DamageType.SLASHING],
+    }  # fmt: skip
+    assert weapon.model_dump(mode="json")["type"] == ["slashing"]
+    assert WeaponSpec.model_validate(weapon.model_dump()) == weapon
+    assert weapon.model_copy(update={"to_hit": 1}).to_hit == 1 and weapon.to_hit == 0
+    with pytest.raises(SpecError, match="to_hit: Input should be less than or equal to 20"):
+        WeaponSpec.model_validate({"name": "x", "to_hit": 21})
+    first, second = CombatantSpec.model_validate({"name": "a", "hp": 1}), CombatantSpec(name="b", hp=1)
+    assert first.weapons == [] and first.weapons is not second.weapons  # no shared default
+    assert "sides" in EncounterSpec.model_json_schema()["properties"]

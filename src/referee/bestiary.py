@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from referee.catalog import safe_data
+from referee.catalog import data_text, safe_data
 from referee.errors import EncounterFileError
 
 if TYPE_CHECKING:  # the stat-line reader is imported when a stat line is read: most files give none
@@ -90,8 +89,7 @@ MONSTER_KEYS = frozenset({"name", "stat", "size", "creature_type", "assumed", "n
 @cache
 def monsters() -> dict[str, Monster]:
     """The built-in bestiary by lower-case name (a broken file is a packaging bug)."""
-    text = resources.files("referee.catalog").joinpath("monsters.yaml").read_text(encoding="utf-8")
-    return read_monsters(safe_data(text), "bestiary monsters.yaml")
+    return read_monsters(safe_data(data_text("monsters.yaml")), "bestiary monsters.yaml")
 
 
 def read_monsters(entries: Any, where: str, at: str = "monsters") -> dict[str, Monster]:

@@ -71,9 +71,6 @@ def dump_json(data: Any) -> None:
 
 def main() -> None:
     """Entry point: the top-level help at once, else the app (errors as one line, exit status 2)."""
-    # The command's models use no pydantic plugin, and looking for plugins reads the metadata of every
-    # installed package (about 30 ms of each answer); a referee who wants plugins sets the variable.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if sys.argv[1:] == ["--help"]:
         from referee.commands.top_help import print_top_help
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
 
 from referee import catalog
 from referee.bestiary import ac_warnings, expand_shorthands, has_shorthands
@@ -43,13 +42,13 @@ from referee.rules.context import Situation
 from referee.rules.options import ArmourClass
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options
 from referee.setup import Setup as Setup
-from referee.validation import describe_validation_error
+from referee.structs import Spec, SpecError
 from referee.yaml_safe import check_flow_nesting, load_strict, read_regular_file
 
 if TYPE_CHECKING:  # a referee's own catalog is read only when an encounter or the command line names one
     from referee.catalog.own import OwnCatalog
 
-_M = TypeVar("_M", bound=BaseModel)
+_M = TypeVar("_M", bound=Spec)
 
 MAX_FILE_BYTES = 1_000_000
 MAX_ALIASES = 100
@@ -169,8 +168,8 @@ def setup_from_data(
         fields = expand_shorthands(data, where, _reads_descending(data, base_dir), monsters, failed)
     try:
         spec = EncounterSpec.model_validate(fields)
-    except ValidationError as exc:
-        lines = describe_validation_error(exc, where).splitlines()
+    except SpecError as exc:
+        lines = exc.placed(where)
         lines += _resolution_problems(fields, where, book)  # the combatants that validate, resolved too
         _refuse(lines, failed)
     if failed:
@@ -240,7 +239,7 @@ def _resolution_problems(fields: Any, where: str, book: Catalog | None) -> list[
             try:
                 cspec = CombatantSpec.model_validate(item)
                 resolve_combatant(cspec, str(side.get("name", "")), place, book)
-            except ValidationError:  # named by the whole file's validation; its items looked up still
+            except SpecError:  # named by the whole file's validation; its items looked up still
                 problems += _item_problems(item, place, book or catalog.built_in())
             except EncounterFileError as exc:
                 problems.extend(str(exc).splitlines())
@@ -253,7 +252,7 @@ def _item_problems(item: Any, place: str, book: Catalog) -> list[str]:
     if not isinstance(item, dict):
         return []
     # field → (is a list, how it is looked up, its model)
-    kinds: dict[str, tuple[bool, Any, type[BaseModel]]] = {
+    kinds: dict[str, tuple[bool, Any, type[Spec]]] = {
         "weapons": (True, resolve_weapon, WeaponSpec),
         "armour_layers": (True, _resolve_armour, ArmourSpec),
         "armour": (False, _resolve_armour, ArmourSpec),
@@ -270,7 +269,7 @@ def _item_problems(item: Any, place: str, book: Catalog) -> list[str]:
             with _noted(problems):
                 try:
                     given = one if isinstance(one, str) else model.model_validate(one)
-                except ValidationError:
+                except SpecError:
                     continue  # its own fields are named by the whole file's validation
                 look_up(given, f"{place}.{key}" + ("" if i is None else f".{i}"), book)
     return problems
@@ -416,8 +415,8 @@ def _validated(model: type[_M], merged: dict[str, Any], where: str) -> _M:
     """Catalog values merged with the file's (and derived ones, like DAC from AAC) checked again."""
     try:
         return model.model_validate(merged)
-    except ValidationError as exc:
-        raise EncounterFileError(describe_validation_error(exc, where)) from None
+    except SpecError as exc:
+        raise EncounterFileError("\n".join(exc.placed(where))) from None
 
 
 @contextmanager

@@ -1,23 +1,23 @@
-"""The things a fight is made of, validated on load with pydantic.
+"""The things a fight is made of, validated on load (frozen msgspec structs, :mod:`referee.structs`).
 
 `*Spec` classes are what an encounter file says (field names are the file's contract). :class:`Combatant`
 is a spec resolved against the catalog: weapons, armour and shield filled in, derived numbers known.
 The changing state of a fight (hit points, conditions) lives in :mod:`referee.engine.state`.
 
-No ``from __future__ import annotations`` here: the fields' annotations are made as the classes are,
-where pydantic would otherwise compile each of their 160 strings (a fifth of building the models, which
-every command that reads an encounter pays; issue 12). A method returning its own class quotes it.
+Each class checks what its fields' types and bounds cannot say in ``BEFORE`` (a raw value made readable),
+``CHECKS`` (a read field checked and normalised) and ``check_across`` (across fields).
 """
 
 import re
 from enum import IntEnum, StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from msgspec import Meta, field
 
 from referee.classes import class_named
 from referee.dice import parse_dice
 from referee.errors import DiceError
+from referee.structs import FieldFunction, Spec, each, leniently
 from referee.vocabulary import (
     CONCEALMENT_DEGREES,
     CONDITIONS,
@@ -66,30 +66,6 @@ class DamageType(StrEnum):
     CRUSHING = "crushing"
 
 
-class Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_booleans_for_numbers(cls, data: Any) -> Any:
-        # YAML 1.1 reads `hp: true` (or yes, on) as a boolean, which pydantic would take as 1
-        if isinstance(data, dict):
-            for key, value in data.items():
-                if isinstance(value, bool) and _takes_number_not_boolean(cls, key):
-                    raise ValueError(f"{key}: expected a number, not the boolean {str(value).lower()}")
-        return data
-
-
-def _takes_number_not_boolean(model: type[BaseModel], key: object) -> bool:
-    field = model.model_fields.get(str(key)) or next(
-        (f for f in model.model_fields.values() if f.alias == key), None
-    )
-    if field is None:
-        return False
-    text = str(field.annotation)
-    return "int" in text.replace("Literal", "") and "bool" not in text
-
-
 def _check_dice(value: Any) -> str:
     text = str(value).strip()
     try:
@@ -99,189 +75,202 @@ def _check_dice(value: Any) -> str:
     return text
 
 
-class WeaponSpec(Spec):
+class WeaponSpec(Spec, frozen=True):
     """A weapon; any field not given is taken from the catalog entry of the same name."""
 
-    name: Annotated[str, Field(min_length=1, max_length=80)]
+    name: Annotated[str, Meta(min_length=1, max_length=80)]
     damage: str | None = None
     kind: WeaponKind | None = None
-    range: Annotated[int, Field(ge=0, le=10000)] | None = None  # range increment in feet
-    reach: Annotated[int, Field(ge=0, le=100)] | None = None  # feet
+    range: Annotated[int, Meta(ge=0, le=10000)] | None = None  # range increment in feet
+    reach: Annotated[int, Meta(ge=0, le=100)] | None = None  # feet
     type: list[DamageType] | None = None
     two_handed: bool | None = None
     set_vs_charge: bool | None = None
     throwable: bool | None = None  # a melee weapon that may also be thrown (dagger, spear)
     natural: bool | None = None  # claws, bites, a monk's strikes: never pummelling (ODD-UNARMED-2)
-    to_hit: Annotated[int, Field(ge=-20, le=20)] = 0  # magic weapon bonus (ODD-MELEE-3)
-    damage_bonus: Annotated[int, Field(ge=-20, le=20)] = 0
+    to_hit: Annotated[int, Meta(ge=-20, le=20)] = 0  # magic weapon bonus (ODD-MELEE-3)
+    damage_bonus: Annotated[int, Meta(ge=-20, le=20)] = 0
     bolt: bool | None = None  # crossbow bolts fly on to long range (ODD-RANGED-5)
     assumed: bool = False  # catalog value not given by the seeds
 
-    @field_validator("damage")
-    @classmethod
-    def _damage_is_dice(cls, value: str | None) -> str | None:
-        if value is not None and re.fullmatch(r"\s*\d*d\d+(\s*/\s*\d*d\d+)+\s*", str(value)):
-            # "1d3/1d3/1d6" is a stat line's claw/claw/bite, not one division (issue 15)
-            raise ValueError(
-                f"damage {value!r} lists several attacks; give each its weapon and name them in"
-                " `attacks:` (e.g. attacks: [claw, claw, bite]), or paste the line as `stat_block:`"
-            )
-        return None if value is None else _check_dice(value)
+    CHECKS: ClassVar[dict[str, FieldFunction]] = {"damage": lambda value: _damage_is_dice(value)}
 
 
-class ArmourSpec(Spec):
+def _damage_is_dice(value: str | None) -> str | None:
+    if value is not None and re.fullmatch(r"\s*\d*d\d+(\s*/\s*\d*d\d+)+\s*", str(value)):
+        # "1d3/1d3/1d6" is a stat line's claw/claw/bite, not one division (issue 15)
+        raise ValueError(
+            f"damage {value!r} lists several attacks; give each its weapon and name them in"
+            " `attacks:` (e.g. attacks: [claw, claw, bite]), or paste the line as `stat_block:`"
+        )
+    return None if value is None else _check_dice(value)
+
+
+class ArmourSpec(Spec, frozen=True):
     """Worn armour: its ascending AC bonus and its descending AC value (AAC = 20 - DAC, RULES.md 1.3)."""
 
-    name: Annotated[str, Field(min_length=1, max_length=80)]
-    ac_bonus: Annotated[int, Field(ge=-10, le=30)] | None = None  # ascending: +5 for chain (ODD-AC-ARMOR)
-    ac: Annotated[int, Field(ge=-30, le=10)] | None = None  # descending value: chain 5 (DAC-EQ-1)
-    enhancement: Annotated[int, Field(ge=0, le=10)] = 0
+    name: Annotated[str, Meta(min_length=1, max_length=80)]
+    ac_bonus: Annotated[int, Meta(ge=-10, le=30)] | None = None  # ascending: +5 for chain (ODD-AC-ARMOR)
+    ac: Annotated[int, Meta(ge=-30, le=10)] | None = None  # descending value: chain 5 (DAC-EQ-1)
+    enhancement: Annotated[int, Meta(ge=0, le=10)] = 0
     magical: bool = False
     assumed: bool = False
 
 
-class ShieldSpec(Spec):
-    name: Annotated[str, Field(min_length=1, max_length=80)]
-    attackers: Annotated[int, Field(ge=0, le=10)] | None = None  # ODD-AC-SHIELD: small 1, medium 2, large 3
-    bonus: Annotated[int, Field(ge=0, le=10)] | None = None  # +1 AC (ODD-AC-SHIELD)
-    deflection: Annotated[int, Field(ge=0, le=10)] | None = None  # DAC-DEFL-1
-    uses: Annotated[int, Field(ge=0, le=10)] | None = None  # DAC-DEFL-3 (GAP-SHIELD-USES)
-    enhancement: Annotated[int, Field(ge=0, le=10)] = 0
+class ShieldSpec(Spec, frozen=True):
+    name: Annotated[str, Meta(min_length=1, max_length=80)]
+    attackers: Annotated[int, Meta(ge=0, le=10)] | None = None  # ODD-AC-SHIELD: small 1, medium 2, large 3
+    bonus: Annotated[int, Meta(ge=0, le=10)] | None = None  # +1 AC (ODD-AC-SHIELD)
+    deflection: Annotated[int, Meta(ge=0, le=10)] | None = None  # DAC-DEFL-1
+    uses: Annotated[int, Meta(ge=0, le=10)] | None = None  # DAC-DEFL-3 (GAP-SHIELD-USES)
+    enhancement: Annotated[int, Meta(ge=0, le=10)] = 0
     magical: bool = False
     assumed: bool = False
 
 
-class ProtectionSpec(Spec):
+class ProtectionSpec(Spec, frozen=True):
     """A ring, cloak or spell that improves AC (ODD-AC-MAGIC-1; DAC enhancement)."""
 
-    name: Annotated[str, Field(min_length=1, max_length=80)]
-    enhancement: Annotated[int, Field(ge=-10, le=10)] = 1
+    name: Annotated[str, Meta(min_length=1, max_length=80)]
+    enhancement: Annotated[int, Meta(ge=-10, le=10)] = 1
 
 
-class DefenceSpec(Spec):
+class DefenceSpec(Spec, frozen=True):
     """A Defence tag, "Defence IV [Giants]": `value` points of AC against attackers of a type (DAC-CIRC-2)."""
 
-    value: Annotated[int, Field(ge=1, le=20)]
-    against: Annotated[str, Field(min_length=1, max_length=40)]
+    value: Annotated[int, Meta(ge=1, le=20)]
+    against: Annotated[str, Meta(min_length=1, max_length=40)]
 
-    @model_validator(mode="before")
     @classmethod
-    def _from_tag(cls, data: Any) -> Any:
-        if isinstance(data, str):
-            return parse_defence_tag(data)
-        return data
+    def before(cls, data: Any) -> Any:
+        """A tag's text, `Defence IV [Giants]`, read as its fields (ValueError if it is no tag)."""
+        return parse_defence_tag(data) if isinstance(data, str) else super().before(data)
 
 
-class Abilities(Spec):
-    strength: Annotated[int, Field(ge=1, le=25, alias="str")] = 10
-    dexterity: Annotated[int, Field(ge=1, le=25, alias="dex")] = 10
-    constitution: Annotated[int, Field(ge=1, le=25, alias="con")] = 10
-    intelligence: Annotated[int, Field(ge=1, le=25, alias="int")] = 10
-    wisdom: Annotated[int, Field(ge=1, le=25, alias="wis")] = 10
-    charisma: Annotated[int, Field(ge=1, le=25, alias="cha")] = 10
+_ABILITY = Annotated[int, Meta(ge=1, le=25)]
 
 
-class ModifierSpec(Spec):
+class Abilities(
+    Spec,
+    frozen=True,
+    rename={
+        "strength": "str",
+        "dexterity": "dex",
+        "constitution": "con",
+        "intelligence": "int",
+        "wisdom": "wis",
+        "charisma": "cha",
+    },
+):
+    """The six ability scores, written `str`, `dex` … (or by their names)."""
+
+    strength: _ABILITY = 10
+    dexterity: _ABILITY = 10
+    constitution: _ABILITY = 10
+    intelligence: _ABILITY = 10
+    wisdom: _ABILITY = 10
+    charisma: _ABILITY = 10
+
+
+class ModifierSpec(Spec, frozen=True):
     """A referee's modifier with its reason (ODD-SIT-1); `band` labels its size (ODD-SIT-2)."""
 
-    value: Annotated[int, Field(ge=-50, le=50)]
-    reason: Annotated[str, Field(min_length=1, max_length=120)]
-    rule: Annotated[str, Field(max_length=40)] | None = None
+    value: Annotated[int, Meta(ge=-50, le=50)]
+    reason: Annotated[str, Meta(min_length=1, max_length=120)]
+    rule: Annotated[str, Meta(max_length=40)] | None = None
     band: Literal["easy", "difficult", "heroic"] | None = None
 
-    @model_validator(mode="after")
-    def _band_fits(self) -> "ModifierSpec":
+    def check_across(self) -> None:
         if self.band is not None and ruling_band(self.value) != self.band:
             raise ValueError(
                 f"a {self.value:+d} modifier is {ruling_band(self.value)}, not {self.band} (ODD-SIT-2)"
             )
-        return self
 
 
-class RulingSpec(Spec):
+class RulingSpec(Spec, frozen=True):
     """A referee's named ruling (ODD-SIT-1), stored in the file's `rulings:` for reuse: the fields of a
     situation (to-hit and AC modifiers with reasons, flags, cover, concealment)."""
 
     cover: str | int | None = None
     concealment: str | int | None = None
-    flags: list[Annotated[str, Field(min_length=1, max_length=40)]] = []
+    flags: list[Annotated[str, Meta(min_length=1, max_length=40)]] = []
     modifiers: list[ModifierSpec] = []
     ac_modifiers: list[ModifierSpec] = []
 
-    @field_validator("cover", "concealment")
-    @classmethod
-    def _degree(cls, value: str | int | None, info: Any) -> str | None:
-        allowed = COVER_DEGREES if info.field_name == "cover" else CONCEALMENT_DEGREES
-        return None if value is None else degree(value, allowed, info.field_name)
+    CHECKS: ClassVar[dict[str, FieldFunction]] = {
+        "cover": lambda value: None if value is None else degree(value, COVER_DEGREES, "cover"),
+        "concealment": lambda value: (
+            None if value is None else degree(value, CONCEALMENT_DEGREES, "concealment")
+        ),
+    }
 
 
-RulingName = Annotated[str, Field(min_length=1, max_length=60)]
+RulingName = Annotated[str, Meta(min_length=1, max_length=60)]
 
 
-class SituationSpec(RulingSpec):
+class SituationSpec(RulingSpec, frozen=True):
     """Standing circumstances of a combatant's attacks, as an action's `situation` (cover, flags...);
     `rulings` names rulings of the file's `rulings:` to add (ODD-SIT-1)."""
 
-    rulings: Annotated[list[RulingName], Field(max_length=20)] = []
+    rulings: Annotated[list[RulingName], Meta(max_length=20)] = []
 
 
-class TacticSpec(Spec):
+class TacticSpec(Spec, frozen=True):
     """How `referee fight` steers a combatant nobody steers: its maneuver (docs/encounter-file.md)."""
 
     maneuver: Literal["attack", "charge", "grapple", "pummel", "overbear", "touch", "hold"] = "attack"
-    target: Annotated[str, Field(min_length=1, max_length=60)] | None = None
-    weapon: Annotated[str, Field(min_length=1, max_length=80)] | None = None
-    rounds: list[Annotated[int, Field(ge=1, le=1000)]] | None = (
-        None  # rounds to use it in; None = every round
-    )
-    distance: Annotated[int, Field(ge=0, le=10000)] | None = None  # feet to the target without grid positions
-    situation: SituationSpec = SituationSpec()
+    target: Annotated[str, Meta(min_length=1, max_length=60)] | None = None
+    weapon: Annotated[str, Meta(min_length=1, max_length=80)] | None = None
+    rounds: list[Annotated[int, Meta(ge=1, le=1000)]] | None = None  # rounds to use it in; None = every round
+    distance: Annotated[int, Meta(ge=0, le=10000)] | None = None  # feet to the target without grid positions
+    situation: SituationSpec = field(default_factory=lambda: SituationSpec())
 
 
-class InitialCondition(Spec):
+class InitialCondition(Spec, frozen=True):
     """A condition a combatant starts with: `prone`, or `{name: stunned, rounds: 2}` (to the end of round 2)."""
 
-    name: Annotated[str, Field(min_length=1, max_length=40)]
-    rounds: Annotated[int, Field(ge=1, le=1000)] | None = None
+    name: Annotated[str, Meta(min_length=1, max_length=40)]
+    rounds: Annotated[int, Meta(ge=1, le=1000)] | None = None
 
-    @field_validator("name")
-    @classmethod
-    def _known(cls, value: str) -> str:
-        if value not in CONDITIONS:
-            raise ValueError(f"unknown condition {value!r}; conditions: {', '.join(sorted(CONDITIONS))}")
-        if value in PAIRED:
-            raise ValueError(
-                f"condition {value!r} needs a partner in the fight; it arises from an attack, not at set-up"
-            )
-        return value
+    CHECKS: ClassVar[dict[str, FieldFunction]] = {"name": lambda value: _known_condition(value)}
+
+
+def _known_condition(value: str) -> str:
+    if value not in CONDITIONS:
+        raise ValueError(f"unknown condition {value!r}; conditions: {', '.join(sorted(CONDITIONS))}")
+    if value in PAIRED:
+        raise ValueError(
+            f"condition {value!r} needs a partner in the fight; it arises from an attack, not at set-up"
+        )
+    return value
 
 
 _HD = re.compile(r"^\s*(\d+)\s*(?:d\s*(\d+))?\s*([+-]\s*\d+)?\s*$")
 
 
-class CombatantSpec(Spec):
+class CombatantSpec(Spec, frozen=True, rename={"character_class": "class"}):
     """One combatant (or `count` identical ones) as the encounter file gives it."""
 
-    name: Annotated[str, Field(min_length=1, max_length=60)]
-    count: Annotated[int, Field(ge=1, le=100)] = 1
+    name: Annotated[str, Meta(min_length=1, max_length=60)]
+    count: Annotated[int, Meta(ge=1, le=100)] = 1
     kind: Literal["character", "monster"] | None = None
-    level: Annotated[int, Field(ge=0, le=40)] | None = None
-    attack_bonus: Annotated[int, Field(ge=-10, le=40)] | None = None
+    level: Annotated[int, Meta(ge=0, le=40)] | None = None
+    attack_bonus: Annotated[int, Meta(ge=-10, le=40)] | None = None
     hit_dice: str | int | None = None  # monsters: "5d8", "3+1", 5 (d8s), "1d6"
     hit_die: str | None = None  # characters: the class die, e.g. "d10"; hp = level such dice
     # fighter | cleric | magic-user | thief: with `level`, the to-hit bonus and hit die (referee.classes)
-    character_class: Annotated[str | None, Field(alias="class", min_length=1, max_length=30)] = None
-    hp: Annotated[int, Field(ge=1, le=10000)] | None = None
-    abilities: Abilities = Abilities()
+    character_class: Annotated[str, Meta(min_length=1, max_length=30)] | None = None
+    hp: Annotated[int, Meta(ge=1, le=10000)] | None = None
+    abilities: Abilities = field(default_factory=lambda: Abilities())
     size: Size = Size.MEDIUM
-    move: Annotated[int, Field(ge=0, le=1000)] = 30
-    swim: Annotated[int, Field(ge=0, le=1000)] | None = None
-    fly: Annotated[int, Field(ge=0, le=1000)] | None = None
+    move: Annotated[int, Meta(ge=0, le=1000)] = 30
+    swim: Annotated[int, Meta(ge=0, le=1000)] | None = None
+    fly: Annotated[int, Meta(ge=0, le=1000)] | None = None
     aquatic: bool = False
     armour: str | ArmourSpec | None = None
     shield: str | ShieldSpec | None = None
-    ac: Annotated[int, Field(ge=-30, le=60)] | None = None  # explicit AC in the ruleset's convention
-    natural_armour: Annotated[int, Field(ge=-30, le=10)] | None = None  # DAC-NAT-1
+    ac: Annotated[int, Meta(ge=-30, le=60)] | None = None  # explicit AC in the ruleset's convention
+    natural_armour: Annotated[int, Meta(ge=-30, le=10)] | None = None  # DAC-NAT-1
     armour_layers: list[str | ArmourSpec] = []  # suits worn with `armour`; only the best counts (DAC-EQ-4)
     off_hand_shield: str | ShieldSpec | None = None  # a second shield (DAC-DEFL-5)
     defences: list[DefenceSpec | str] = []  # {value: 4, against: giant} or "Defence IV [Giants]" (DAC-CIRC-2)
@@ -291,7 +280,7 @@ class CombatantSpec(Spec):
     weapons: list[str | WeaponSpec] = []
     # ODD-ATK-3: the attack routine one attack action makes (claw, claw, bite), weapon names; default: one
     # attack with the first weapon (engine/routines.py)
-    attacks: Annotated[list[Annotated[str, Field(min_length=1, max_length=80)]], Field(max_length=12)] = []
+    attacks: Annotated[list[Annotated[str, Meta(min_length=1, max_length=80)]], Meta(max_length=12)] = []
     position: tuple[int, int] | None = None  # squares on a 5-foot grid (ODD-MOVE-4)
     conditions: list[str | InitialCondition] = []
     proficient: bool = True
@@ -300,78 +289,45 @@ class CombatantSpec(Spec):
     sacrifice_shield: bool = False  # HR-ARMDMG-4: a critical's armour damage destroys the shield instead
     # issue 15: a bestiary monster or a pasted stat line fills the other fields (referee.bestiary), which
     # override it; saves and morale are recorded from them (no rule uses them yet)
-    monster: Annotated[str, Field(min_length=1, max_length=80)] | None = None
-    stat_block: Annotated[str, Field(min_length=1, max_length=2000)] | None = None
-    saves: dict[Annotated[str, Field(max_length=20)], Annotated[int, Field(ge=1, le=30)]] = {}
-    morale: Annotated[int, Field(ge=2, le=12)] | None = None
+    monster: Annotated[str, Meta(min_length=1, max_length=80)] | None = None
+    stat_block: Annotated[str, Meta(min_length=1, max_length=2000)] | None = None
+    saves: dict[Annotated[str, Meta(max_length=20)], Annotated[int, Meta(ge=1, le=30)]] = {}
+    morale: Annotated[int, Meta(ge=2, le=12)] | None = None
     # issue 15: AC in one notation, read into `ac` in the ruleset's convention before validation
     # (referee.bestiary); `ac` itself may be written "6 [13]" (descending [ascending]) there
-    ac_descending: Annotated[int, Field(ge=-30, le=30)] | None = None
-    ac_ascending: Annotated[int, Field(ge=-30, le=60)] | None = None
+    ac_descending: Annotated[int, Meta(ge=-30, le=30)] | None = None
+    ac_ascending: Annotated[int, Meta(ge=-30, le=60)] | None = None
 
-    @field_validator("size", mode="before")
-    @classmethod
-    def _size(cls, value: Any) -> Size:
-        return Size.parse(value)
+    BEFORE: ClassVar[dict[str, FieldFunction]] = {
+        "size": Size.parse,
+        "abilities": leniently(Abilities.before),
+    }
+    CHECKS: ClassVar[dict[str, FieldFunction]] = {
+        "conditions": lambda value: _known_conditions(value),
+        "defences": lambda value: [
+            DefenceSpec.model_validate(item) if isinstance(item, str) else item for item in value
+        ],
+        "hit_dice": lambda value: _hit_dice(value),
+        "character_class": lambda value: None if value is None else class_named(value).name,
+        "hit_die": lambda value: _hit_die(value),
+    }
 
-    @field_validator("conditions")
-    @classmethod
-    def _conditions(cls, value: list[str | InitialCondition]) -> list[str | InitialCondition]:
-        for item in value:
-            if isinstance(item, str):
-                InitialCondition(name=item)  # the same one-line error for an unknown name
-        return value
+    def check_across(self) -> None:
+        self._attacks_name_weapons()
+        self._needs_hit_points()
 
-    @field_validator("defences")
-    @classmethod
-    def _defence_tags(cls, value: list[DefenceSpec | str]) -> list[DefenceSpec | str]:
-        return [DefenceSpec.model_validate(item) if isinstance(item, str) else item for item in value]
-
-    @field_validator("hit_dice")
-    @classmethod
-    def _hit_dice(cls, value: str | int | None) -> str | None:
-        if value is None:
-            return None
-        if isinstance(value, int):
-            if value < 0 or value > 100:
-                raise ValueError("hit_dice must be between 0 and 100")
-            return f"{value}d8" if value else "1d4"
-        if len(value) > 40 or not _HD.match(value):  # a 5,000-digit count is no number Python reads
-            raise ValueError(f"hit_dice {value[:40]!r} is not like '5d8', '3+1' or 5")
-        _check_dice(hit_dice_expression(value))  # within the dice limits (9999999999999999+1 is not)
-        return value.replace(" ", "")
-
-    @field_validator("character_class")
-    @classmethod
-    def _class(cls, value: str | None) -> str | None:
-        return None if value is None else class_named(value).name
-
-    @field_validator("hit_die")
-    @classmethod
-    def _hit_die(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        text = value.strip().lower()
-        if not re.fullmatch(r"1?d\d+", text):
-            raise ValueError(f"hit_die {value!r} is not one die like 'd10'")
-        return text.removeprefix("1")
-
-    @model_validator(mode="after")
-    def _attacks_name_weapons(self) -> "CombatantSpec":
+    def _attacks_name_weapons(self) -> None:
         """ODD-ATK-3: every attack of the routine is one of the combatant's weapons (or bare hands)."""
         carried = {(w if isinstance(w, str) else w.name).lower() for w in self.weapons}
         for name in self.attacks:
             if name.lower() not in carried | {"unarmed", "fist", "hands"}:
                 names = ", ".join(w if isinstance(w, str) else w.name for w in self.weapons) or "none"
                 raise ValueError(f"{self.name}: attack {name!r} is not one of its weapons ({names})")
-        return self
 
-    @model_validator(mode="after")
-    def _needs_hit_points(self) -> "CombatantSpec":
+    def _needs_hit_points(self) -> None:
         die = self.hit_die or self.character_class
         if self.hp is None and self.hit_dice is None and (die is None or self.level is None):
             raise ValueError(f"{self.name}: give hp, hit_dice, or level with hit_die or class")
-        return self
 
     @property
     def is_monster(self) -> bool:
@@ -380,12 +336,43 @@ class CombatantSpec(Spec):
         return self.hit_dice is not None and self.level is None
 
 
-class SideSpec(Spec):
-    name: Annotated[str, Field(min_length=1, max_length=60)]
-    combatants: Annotated[list[CombatantSpec], Field(min_length=1)]
+def _known_conditions(value: list[str | InitialCondition]) -> list[str | InitialCondition]:
+    for item in value:
+        if isinstance(item, str):
+            InitialCondition(name=item)  # the same one-line error for an unknown name
+    return value
 
 
-class SurpriseSpec(Spec):
+def _hit_dice(value: str | int | None) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, int):
+        if value < 0 or value > 100:
+            raise ValueError("hit_dice must be between 0 and 100")
+        return f"{value}d8" if value else "1d4"
+    if len(value) > 40 or not _HD.match(value):  # a 5,000-digit count is no number Python reads
+        raise ValueError(f"hit_dice {value[:40]!r} is not like '5d8', '3+1' or 5")
+    _check_dice(hit_dice_expression(value))  # within the dice limits (9999999999999999+1 is not)
+    return value.replace(" ", "")
+
+
+def _hit_die(value: str | None) -> str | None:
+    if value is None:
+        return None
+    text = value.strip().lower()
+    if not re.fullmatch(r"1?d\d+", text):
+        raise ValueError(f"hit_die {value!r} is not one die like 'd10'")
+    return text.removeprefix("1")
+
+
+class SideSpec(Spec, frozen=True):
+    name: Annotated[str, Meta(min_length=1, max_length=60)]
+    combatants: Annotated[list[CombatantSpec], Meta(min_length=1)]
+
+    BEFORE: ClassVar[dict[str, FieldFunction]] = {"combatants": each(CombatantSpec.before)}
+
+
+class SurpriseSpec(Spec, frozen=True):
     """The referee's surprise ruling (ODD-SURP-1..3; MF-VIS-7 for a stealthy attacker sneaking up on an
     unaware enemy): who may be surprised and how they check."""
 
@@ -395,29 +382,25 @@ class SurpriseSpec(Spec):
     modifiers: dict[str, int] = {}  # side name -> modifier to its Wisdom checks (ODD-SURP-3)
 
 
-class EncounterSpec(Spec):
-    name: Annotated[str, Field(min_length=1, max_length=120)] = "Encounter"
+class EncounterSpec(Spec, frozen=True, kw_only=True):
+    name: Annotated[str, Meta(min_length=1, max_length=120)] = "Encounter"
     ruleset: str = "odd"
     options: dict[str, Any] = {}
-    sides: Annotated[list[SideSpec], Field(min_length=2, max_length=20)]
+    sides: Annotated[list[SideSpec], Meta(min_length=2, max_length=20)]
     surprise: SurpriseSpec | None = None
-    max_rounds: Annotated[int, Field(ge=1, le=1000)] = 100
-    distance: Annotated[int, Field(ge=0, le=10000)] = 5  # feet between the sides when nobody has a position
+    max_rounds: Annotated[int, Meta(ge=1, le=1000)] = 100
+    distance: Annotated[int, Meta(ge=0, le=10000)] = 5  # feet between the sides when nobody has a position
     environment: dict[str, Any] = {}
-    rulings: Annotated[dict[RulingName, RulingSpec], Field(max_length=100)] = {}  # ODD-SIT-1, for reuse
+    rulings: Annotated[dict[RulingName, RulingSpec], Meta(max_length=100)] = {}  # ODD-SIT-1, for reuse
     # the players' sides: the tracker's players' view shows their numbers only (default: the first side)
-    players: Annotated[list[str], Field(max_length=20)] = []
+    players: Annotated[list[str], Meta(max_length=20)] = []
     # a referee's own catalog (issue 15, referee.catalog.own): a file's name, or the catalog itself
-    catalog: Annotated[str, Field(min_length=1, max_length=400)] | dict[str, Any] | None = None
+    catalog: Annotated[str, Meta(min_length=1, max_length=400)] | dict[str, Any] | None = None
 
-    @field_validator("environment")
-    @classmethod
-    def _environment(cls, value: dict[str, Any]) -> dict[str, Any]:
-        parse_environment(value)  # a bad depth, fog or flag is refused on load
-        return value
+    BEFORE: ClassVar[dict[str, FieldFunction]] = {"sides": each(SideSpec.before)}
+    CHECKS: ClassVar[dict[str, FieldFunction]] = {"environment": lambda value: _environment(value)}
 
-    @model_validator(mode="after")
-    def _names_are_unique(self) -> "EncounterSpec":
+    def check_across(self) -> None:
         seen: set[str] = set()
         for side in self.sides:
             if side.name in seen:
@@ -445,7 +428,11 @@ class EncounterSpec(Spec):
                         raise ValueError(
                             f"{c.name}'s tactic names unknown ruling {ruling!r}; rulings: {known}"
                         )
-        return self
+
+
+def _environment(value: dict[str, Any]) -> dict[str, Any]:
+    parse_environment(value)  # a bad depth, fog or flag is refused on load
+    return value
 
 
 def expand_names(spec: CombatantSpec) -> list[str]:
@@ -470,7 +457,7 @@ def hit_dice_expression(hit_dice: str) -> str:
     return f"{count}d{sides or 8}{(plus or '').replace(' ', '')}"
 
 
-class Weapon(Spec):
+class Weapon(Spec, frozen=True):
     """A weapon with every field filled in (catalog merged with the encounter file's overrides)."""
 
     name: str
@@ -496,7 +483,7 @@ class Weapon(Spec):
         return self.kind is WeaponKind.THROWN or self.throwable
 
 
-class Combatant(Spec):
+class Combatant(Spec, frozen=True):
     """A combatant as the engine sees it: one named creature with its gear resolved."""
 
     name: str
@@ -507,7 +494,7 @@ class Combatant(Spec):
     hit_dice: int = 0
     hp: int | None = None  # fixed hit points, or None to roll `hp_dice`
     hp_dice: str | None = None
-    abilities: Abilities = Abilities()
+    abilities: Abilities = field(default_factory=lambda: Abilities())
     size: Size = Size.MEDIUM
     move: int = 30
     swim: int | None = None

@@ -20,15 +20,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from referee.bestiary import Monster, read_monsters
 from referee.catalog import Catalog, built_in, plain_key
 from referee.errors import EncounterFileError
 from referee.model import ArmourSpec, ShieldSpec, WeaponSpec
-from referee.validation import validation_problems
+from referee.structs import Spec, SpecError
 
-_S = TypeVar("_S", bound=BaseModel)
+_S = TypeVar("_S", bound=Spec)
 
 # a list's name as a referee may write it → the list
 LISTS = {
@@ -147,8 +145,8 @@ def _entries(
             continue
         try:
             spec = model.model_validate(complete(entry))
-        except ValidationError as exc:
-            problems.extend(f"{place}.{line}" for line in validation_problems(exc))
+        except SpecError as exc:
+            problems.extend(f"{place}.{line}" for line in exc.problems)
             continue
         except ValueError as exc:
             problems.append(f"{place}: {exc}")

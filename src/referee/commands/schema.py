@@ -1,4 +1,4 @@
-"""`referee schema`: the JSON Schema of encounter files (from the pydantic model, :mod:`referee.model`)."""
+"""`referee schema`: the JSON Schema of encounter files (from the models of :mod:`referee.model`)."""
 
 from __future__ import annotations
 
@@ -10,4 +10,4 @@ def schema() -> None:
     """Print the JSON Schema of encounter files."""
     from referee.model import EncounterSpec
 
-    dump_json(EncounterSpec.model_json_schema(by_alias=True))
+    dump_json(EncounterSpec.model_json_schema())
