@@ -75,8 +75,9 @@ class _Count:
 
     def add(self, seeds: list[int]) -> _Count:
         setup = self.setup
+        dice = RandomDice()
         for seed in seeds:
-            state = run_fight(setup, RandomDice(seed)).state
+            state = run_fight(setup, dice.reseed(seed)).state  # as RandomDice(seed), one generator reused
             self.fights += 1
             self.rounds[min(state.round, setup.max_rounds)] += 1
             if state.winner is not None:
