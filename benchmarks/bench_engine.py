@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_engine.py                  # 5 runs of each, print, append to README.md
     .venv/bin/python benchmarks/bench_engine.py -r 3 --no-record
     .venv/bin/python benchmarks/bench_engine.py --in-process      # also fights per CPU-second in process
-    .venv/bin/python benchmarks/bench_engine.py --against ../main/src   # and another version, interleaved
+    .venv/bin/python benchmarks/bench_engine.py --against ../main/src   # and another version (both modes)
 
 Issue 12, target 1: the event engine at least 20x round 1 (commit 6ea1143, exported by :mod:`baseline`)
 on the duel (examples/duel.yaml) and on a 3-against-4 melee (benchmarks/data/melee_3v4.yaml), as
@@ -47,6 +47,7 @@ HEADER = (
 )
 ONE = "now, one process"
 AGAINST = "against"
+AGAINST_ONE = "against, one process"
 CASES = {
     "duel.yaml": (HERE.parent / "examples" / "duel.yaml", 2000),
     "melee_3v4.yaml": (HERE / "data" / "melee_3v4.yaml", 300),
@@ -74,6 +75,7 @@ def measure(runs: int, scale: float, against: Path | None = None) -> list[dict[s
     versions = {"round 1": python_env(round1_src()), "now": python_env(NOW_SRC), ONE: one_process}
     if against is not None:  # another version's src (main's, a commit's export), interleaved with the rest
         versions[AGAINST] = python_env(against)
+        versions[AGAINST_ONE] = {**python_env(against), "REFEREE_ENGINE_PROCESSES": "1"}
     samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
     wins: dict[tuple[str, str], str] = {}
     for case, (path, fights) in CASES.items():
@@ -96,6 +98,7 @@ def measure(runs: int, scale: float, against: Path | None = None) -> list[dict[s
                 "now": medians["now"],
                 "one": medians[ONE],
                 "against": medians.get(AGAINST),
+                "against one": medians.get(AGAINST_ONE),
                 "same": wins[case, "round 1"] == wins[case, "now"] == wins[case, ONE],
             }
         )
@@ -202,12 +205,13 @@ def main() -> int:
     print(HEADER)
     print("\n".join(lines))
     for row in rows:
-        other, now = row["against"], row["now"]
-        if isinstance(other, tuple) and isinstance(now, tuple):
-            print(
-                f"against {options.against}, `{row['case']}`: {other[0]:.0f} reported / {other[2]:.0f} per CPU-s; "
-                f"now / it {now[0] / other[0]:.2f}x (CPU {now[2] / other[2]:.2f}x)"
-            )
+        for mine, theirs, said in (("now", "against", ""), ("one", "against one", ", one process")):
+            other, now = row[theirs], row[mine]
+            if isinstance(other, tuple) and isinstance(now, tuple):
+                print(
+                    f"against {options.against}{said}, `{row['case']}`: {other[0]:.0f} reported / "
+                    f"{other[2]:.0f} per CPU-s; now / it {now[0] / other[0]:.2f}x (CPU {now[2] / other[2]:.2f}x)"
+                )
     if options.in_process:
         print("inside one process (400 fights after 20 warm-up ones, median of 2):")
         print("\n".join(in_process(against=options.against)))

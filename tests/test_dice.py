@@ -120,6 +120,18 @@ def test_random_dice_draw_what_randint_draws() -> None:
             assert fast.roll(sides, "") == plain.randint(1, sides)
 
 
+def test_reseeded_dice_draw_what_new_dice_of_that_seed_draw() -> None:
+    # the simulator reuses one source, reseeded per fight: each fight's faces are those of RandomDice(seed)
+    reused = RandomDice(5)
+    reused.roll(20, "")  # part-way through another seed's faces
+    for seed in (0, 1, 2**62 + 7, 2**63 - 2):
+        fresh = RandomDice(seed)
+        assert reused.reseed(seed) is reused and reused.seed == seed
+        assert [reused.roll(s, "") for s in (20, 6, 10, 100) * 5] == [
+            fresh.roll(s, "") for s in (20, 6, 10, 100) * 5
+        ]
+
+
 @pytest.mark.parametrize("text", ["1d8", "2d6+1d4-1", "3+1d6", "1d6+1d6+1d6+2", "7"])
 def test_a_plain_sum_rolls_the_dice_the_tree_walk_rolls(text: str) -> None:
     from referee.dice import _evaluate

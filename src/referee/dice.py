@@ -86,6 +86,14 @@ class RandomDice:
         below = getattr(self._rng, "_randbelow", None)
         self._below: Callable[[int], int] | None = below if callable(below) else None
 
+    def reseed(self, seed: int) -> RandomDice:
+        """This source as ``RandomDice(seed)`` would start: the same faces in the same order (the generator
+        seeded afresh, its whole state replaced), without making another generator (a simulator's fights
+        each have their own seed, engine_path.py)."""
+        self.seed = seed
+        self._rng.seed(seed)
+        return self
+
     def roll(self, sides: int, purpose: str) -> int:
         bits = self._bits
         if bits is not None and sides > 0:

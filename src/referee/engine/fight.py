@@ -53,18 +53,12 @@ class Fight:
     def push(self, events: Iterable[Event]) -> list[Event]:
         """Apply events (already resolved) and append them to the log."""
         added = list(events)
-        apply, log = self.state.apply, self.events.append
-        for e in added:
-            apply(e)
-            log(e)
+        self.state.apply_logged(added, self.events.append)
         return added
 
     def push_step(self, events: list[Event]) -> None:
         """Apply and log the events of an action taken in its turn, then the fight's end if it has come."""
-        apply, log = self.state.apply, self.events.append
-        for e in events:
-            apply(e)
-            log(e)
+        self.state.apply_logged(events, self.events.append)
         self._maybe_end()
 
     def undo(self, count: int = 1) -> list[Event]:

@@ -118,24 +118,39 @@ class _CombatantStandIn:
         self._recorder = recorder
         self._name = name
 
-    def __getattr__(self, attr: str) -> Any:
-        real = self._recorder.state.combatants[self._name]
-        if attr in _CONSTANT or attr.startswith("__"):
-            return getattr(real, attr)
-        if attr == "fight":
-            return self._recorder.fight
-        value = getattr(real, attr)
-        implied = _IMPLIED.get(attr)
-        if implied is not None:  # `has(...)` is a question about `conditions`: one read answers them all
+    # __getattribute__, not __getattr__: a stand-in has no attributes of its own but its two fields, and the
+    # ordinary lookup failing first made (and dropped) an AttributeError with its message per read
+    def __getattribute__(self, attr: str) -> Any:
+        if attr[0] == "_":  # its own fields and dunders as the ordinary lookup finds them; else the fighter's
+            try:
+                return object.__getattribute__(self, attr)
+            except AttributeError:
+                pass
+        recorder: _Recorder = object.__getattribute__(self, "_recorder")
+        name: str = object.__getattribute__(self, "_name")
+        return _combatant_read(recorder, name, attr)
 
-            def asked(*args: Any) -> Any:
-                self._recorder.note(self._name, implied, ())
-                return value(*args)
 
-            return asked
-        if callable(value):
-            return lambda *args: self._recorder.note(self._name, attr, args)
-        return self._recorder.note(self._name, attr, ())
+def _combatant_read(recorder: _Recorder, name: str, attr: str) -> Any:
+    """What a combatant's stand-in answers for `attr`: the sheet and dunders as they are, the fight's
+    stand-in, else the fighter's attribute or method, noted."""
+    real = recorder.state.combatants[name]
+    if attr in _CONSTANT or attr.startswith("__"):
+        return getattr(real, attr)
+    if attr == "fight":
+        return recorder.fight
+    value = getattr(real, attr)
+    implied = _IMPLIED.get(attr)
+    if implied is not None:  # `has(...)` is a question about `conditions`: one read answers them all
+
+        def asked(*args: Any) -> Any:
+            recorder.note(name, implied, ())
+            return value(*args)
+
+        return asked
+    if callable(value):
+        return lambda *args: recorder.note(name, attr, args)
+    return recorder.note(name, attr, ())
 
 
 class _People(Mapping[str, Any]):
@@ -160,16 +175,22 @@ class _FightStandIn:
     def __init__(self, recorder: _Recorder) -> None:
         self._recorder = recorder
 
-    def __getattr__(self, attr: str) -> Any:
-        state = self._recorder.state
+    def __getattribute__(self, attr: str) -> Any:  # not __getattr__: as the combatants' stand-ins
+        if attr[0] == "_":  # its own field, methods and dunders as the ordinary lookup finds them
+            try:
+                return object.__getattribute__(self, attr)
+            except AttributeError:
+                pass
+        recorder: _Recorder = object.__getattribute__(self, "_recorder")
+        state = recorder.state
         if attr in _STATE_CONSTANT or attr.startswith("__"):
             return getattr(state, attr)
         if attr == "combatants":
-            return _People(self._recorder)
+            return _People(recorder)
         value = getattr(state, attr)
         if callable(value):
-            return lambda *args: self._recorder.note(None, attr, args)
-        return self._recorder.note(None, attr, ())
+            return lambda *args: recorder.note(None, attr, args)
+        return recorder.note(None, attr, ())
 
     def __getitem__(self, name: str) -> Any:
         self._recorder.state[name]  # the one-line error for an unknown name

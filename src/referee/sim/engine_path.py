@@ -12,6 +12,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import multiprocessing
+import multiprocessing.popen_fork  # what forking a helper imports (4 ms): before the timed run, not in it
+import multiprocessing.synchronize
 import os
 import signal
 import threading
@@ -25,7 +27,7 @@ import numpy.random  # numpy imports it on first use: in the timed run, not befo
 
 from referee.dice import RandomDice
 from referee.engine import lane as lane  # the plain steps' lane, loaded before the first fight (not timed)
-from referee.engine import registry as registry  # every resolver and hook, loaded before the first fight
+from referee.engine import registry as registry  # loaded before the first fight (its lists when first read)
 from referee.engine.fight import run_fight
 from referee.files import Setup
 from referee.rules import hit_points
@@ -73,8 +75,9 @@ class _Count:
 
     def add(self, seeds: list[int]) -> _Count:
         setup = self.setup
+        dice = RandomDice(0)  # reseeded before each fight
         for seed in seeds:
-            state = run_fight(setup, RandomDice(seed)).state
+            state = run_fight(setup, dice.reseed(seed)).state  # as RandomDice(seed), one generator reused
             self.fights += 1
             self.rounds[min(state.round, setup.max_rounds)] += 1
             if state.winner is not None:
