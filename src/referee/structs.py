@@ -103,7 +103,8 @@ class Spec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True
         return msgspec.json.encode(self).decode()
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
-        """A copy with some fields replaced (checked again, as the class checks any new value)."""
+        """A copy with some fields replaced: the class's own checks run again (``CHECKS``, the checks
+        across fields); the fields' types and bounds are not read again (pydantic's copy checked nothing)."""
         return msgspec.structs.replace(self, **(update or {}))
 
     @classmethod
