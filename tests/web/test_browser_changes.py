@@ -304,12 +304,13 @@ def test_the_players_page_says_when_the_tracker_does_not_answer(
 
     eid = create(live_server, angthar_data(goblins=2))
     players = sized.new_page()
-    players.route("**/stream", lambda route: route.abort())
+    # neither the stream nor the page's own asking (static/follow.js polls while the stream is down) answers
+    players.route("**/api/**", lambda route: route.abort())
     players.goto(players_url(live_server, eid))
     expect(players.locator("#banner")).to_be_visible(timeout=10_000)
     expect(players.locator("#banner")).to_contain_text("not answering; retrying")
     no_sideways_scroll(players)
-    players.unroute("**/stream")
+    players.unroute("**/api/**")
     expect(players.locator("#banner")).to_be_hidden(timeout=10_000)
 
 

@@ -28,19 +28,6 @@
     if (box) box.hidden = !down;
   }
 
-  // the stream the server ends every minute and the browser reopens at once says nothing: the banner shows
-  // when it stays down this long
-  const QUIET_MS = 2500;
-  let streamDown = null;
-  function streamAnswering() {
-    clearTimeout(streamDown);
-    streamDown = null;
-    banner(false);
-  }
-  function streamNotAnswering() {
-    if (streamDown === null) streamDown = setTimeout(() => banner(true), QUIET_MS);
-  }
-
   // after a change or a swap the tracker did not answer: ask it every 1.5 s until it does (then the banner
   // goes, and a change made meanwhile elsewhere is followed)
   let probing = null;
@@ -526,7 +513,7 @@
   });
 
   // --- changes made elsewhere (another tab, a bot): the server pushes them (server-sent events) and the page
-  // follows; a tracker that does not answer gets a banner until it answers again -----------------------------
+  // follows (follow.js); a tracker that does not answer gets a banner until it answers again -----------------
   let pushed = null; // the last {version, revision} the server pushed
   let followAgain = null;
   async function follow(now) {
@@ -538,25 +525,17 @@
     else if (pushed.revision > meta.revision) follow(pushed); // a change landed while the page was fetched
   }
 
-  async function watch() {  // without server-sent events: poll
-    try {
+  window.followFight(api + "/stream", {
+    message: follow,
+    up: () => banner(false),
+    down: () => banner(true),
+    poll: async () => { // the stream is down: ask for the version itself
       const response = await fetch(api + "/version", { headers: { "Accept": "application/json" } });
+      if (!response.ok) throw new Error("error " + response.status);
       banner(false);
-      if (response.ok) await follow(await response.json());
-    } catch (e) {
-      banner(true); // the server stopped or is restarting: keep trying
-    }
-    setTimeout(watch, 1500);
-  }
-
-  if (window.EventSource) {
-    const stream = new EventSource(api + "/stream");
-    stream.onopen = streamAnswering;
-    stream.onmessage = (ev) => { streamAnswering(); follow(JSON.parse(ev.data)); };
-    stream.onerror = () => { if (stream.readyState !== EventSource.OPEN) streamNotAnswering(); };
-  } else {
-    setTimeout(watch, 1500);
-  }
+      await follow(await response.json());
+    },
+  });
 
   // on a phone the log starts folded away (the next step comes first)
   if (window.matchMedia && window.matchMedia("(max-width: 600px)").matches && $("log-fold")) $("log-fold").open = false;
