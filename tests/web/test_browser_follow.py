@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.web.test_browser_changes import api, begun
-from tests.web.test_browser_table import open_fight, players_url
+from tests.web.test_browser_changes import WIDE, api, begun
+from tests.web.test_browser_table import PHONE, open_fight, players_url
 
 import referee.web.streams as streams
 from conftest import angthar_data
@@ -24,10 +24,13 @@ def table_action(live: Any, eid: str, action: dict[str, Any]) -> None:
     api(live, "POST", f"/api/encounters/{eid}/actions", body)
 
 
-def lurking(live: Any) -> str:
+@pytest.fixture
+def lurking(live_server: Any, monkeypatch: Any) -> str:
+    """A begun fight with a hidden lurker, on a server whose streams end after a second."""
+    monkeypatch.setattr(streams, "STREAM_SECONDS", 1.0)
     data = angthar_data(goblins=2)
     data["sides"][1]["combatants"].append({"name": "Lurker", "hp": 9, "ac": 17, "hidden": True})
-    return begun(live, {**data, "players": ["Village"]}, "7, 4, 3, 1")
+    return begun(live_server, {**data, "players": ["Village"]}, "7, 4, 3, 1")
 
 
 def wait_until(page: Any, what: str, holds: Any, seconds: float = 20) -> None:
@@ -46,16 +49,15 @@ def stream_requests(page: Any) -> list[int]:
     return seen
 
 
+@pytest.mark.parametrize("size", [PHONE], ids=["390x844"])
 @pytest.mark.timeout(120)
 def test_players_follow_while_their_stream_is_refused_then_it_reopens(
-    live_server: Any, browser: Any, monkeypatch: Any
+    live_server: Any, lurking: str, sized: Any
 ) -> None:
     # rule: ODD-ROUND-1 (the round shown to the players follows the fight)
     from playwright.sync_api import expect
 
-    monkeypatch.setattr(streams, "STREAM_SECONDS", 1.0)
-    eid = lurking(live_server)
-    context = browser.new_context(viewport={"width": 390, "height": 844})
+    eid, context = lurking, sized
     players = context.new_page()
     statuses = stream_requests(players)
     players.goto(players_url(live_server, eid))
@@ -74,19 +76,17 @@ def test_players_follow_while_their_stream_is_refused_then_it_reopens(
     wait_until(players, "a stream opened again", lambda: 200 in statuses[answered:])
     table_action(live_server, eid, {"kind": "hide", "target": "Lurker"})
     expect(players.locator("main")).not_to_contain_text("Lurker")
-    context.close()
 
 
+@pytest.mark.parametrize("size", [WIDE], ids=["1280x900"])
 @pytest.mark.timeout(120)
 def test_a_second_referee_tab_follows_while_its_stream_hangs(
-    live_server: Any, browser: Any, monkeypatch: Any
+    live_server: Any, lurking: str, sized: Any
 ) -> None:
     # rule: ODD-ROUND-1 (the other tab shows the fight as it is now)
     from playwright.sync_api import expect
 
-    monkeypatch.setattr(streams, "STREAM_SECONDS", 1.0)
-    eid = lurking(live_server)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    eid, context = lurking, sized
     tab = context.new_page()
     open_fight(tab, live_server, eid)
     version = tab.locator("#version").inner_text()
@@ -100,4 +100,3 @@ def test_a_second_referee_tab_follows_while_its_stream_hangs(
     expect(tab.locator("#version")).not_to_have_text(version)
     expect(tab.locator("#log")).to_contain_text("the bridge creaks")
     expect(tab.locator("#banner")).to_be_hidden()
-    context.close()
