@@ -151,3 +151,15 @@ def test_a_crash_while_checkpoints_run_loses_no_acknowledged_write(tmp_path: Pat
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     store.stop_checkpoints()
+
+
+def test_a_row_read_leaves_no_read_open_that_would_hold_checkpoints_back(tmp_path: Path) -> None:
+    # the access check reads the row in one statement, without BEGIN and COMMIT: it must end its read at once
+    store = Store(tmp_path / "tracker.sqlite3")
+    eid = store.create("wal", {"sides": []}).id
+    append_steps(store, eid, 5)
+    assert store.get(eid).version == 5
+    with sqlite3.connect(store.path) as db:
+        busy, frames, copied = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    assert busy == 0 and frames == copied == 0  # nobody still reading: the whole WAL copied and emptied
+    store.stop_checkpoints()
