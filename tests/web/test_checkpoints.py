@@ -134,9 +134,11 @@ def test_a_crash_while_checkpoints_run_loses_no_acknowledged_write(tmp_path: Pat
         assert child.stdout is not None
         eid = child.stdout.readline().strip()
         assert eid, child.stderr.read() if child.stderr else ""
-        last = runs = 0
-        for _ in range(acknowledged):
+        last = runs = count = 0
+        while count < acknowledged or runs == 0:  # (and the thread has checkpointed at least once)
             last, runs = (int(x) for x in child.stdout.readline().split())
+            count += 1
+            assert count < 20_000, "the checkpoints' thread never ran"
         child.send_signal(signal.SIGKILL)  # mid-write, mid-checkpoint: no shutdown at all
         child.wait(10)
     finally:
@@ -163,3 +165,27 @@ def test_a_row_read_leaves_no_read_open_that_would_hold_checkpoints_back(tmp_pat
         busy, frames, copied = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     assert busy == 0 and frames == copied == 0  # nobody still reading: the whole WAL copied and emptied
     store.stop_checkpoints()
+
+
+def test_a_thread_ended_by_another_error_is_started_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # not an SQLite error (e.g. out of memory): the thread ends, and the next checkpoint due starts another
+    import threading
+
+    ended: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: ended.append(args.exc_value))
+    calls: list[int] = []
+
+    def connect() -> sqlite3.Connection:
+        calls.append(1)
+        if len(calls) == 1:
+            raise MemoryError
+        return sqlite3.connect(":memory:", isolation_level=None)
+
+    checkpoints = Checkpointer(connect)
+    checkpoints.request()
+    wait_for(lambda: not checkpoints.running)
+    assert len(ended) == 1 and isinstance(ended[0], MemoryError)
+    checkpoints.request()
+    wait_for(lambda: checkpoints.runs == 1)
+    checkpoints.stop()
+    assert not checkpoints.running and len(calls) == 2

@@ -88,6 +88,9 @@ class Checkpointer:
             if db is not None:
                 with suppress(sqlite3.Error):
                     db.close()
+            with self._turn:  # ended by an error of another kind: the next request starts a new thread
+                if self._thread is threading.current_thread():
+                    self._thread = None
 
     def _next(self) -> bool:
         """Wait until a checkpoint is asked for (True) or the thread is to end (False, and it is forgotten,

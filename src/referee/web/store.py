@@ -145,7 +145,8 @@ class Store:
         self._writing = threading.Lock()
         # concurrent writes share one commit (and its fsync); every CHECKPOINT_EVERY-th checkpoints the WAL
         self._commits = GroupCommit(self._writing, CHECKPOINT_EVERY)
-        # and the checkpoints run on a thread of their own, never in a request's time (:mod:`.checkpoints`)
+        # and the checkpoints run on a thread of their own, never in a request's time (:mod:`.checkpoints`;
+        # started when the first is due, so a file refused below leaves no thread behind)
         self.checkpoints = Checkpointer(lambda: self._configured(self._open()))
         self._local = threading.local()  # this thread's kept connection and the generation it was opened in
         self._generation = 0
@@ -169,7 +170,6 @@ class Store:
         # One idle connection held open for the store's life: otherwise a connection closed when its thread
         # ends may be the last one, and SQLite then checkpoints the whole WAL into the file (and syncs it) on
         # the close. The WAL is checkpointed as it grows instead (every CHECKPOINT_EVERY writes, :meth:`_write`).
-        # (Started after the checks: a file refused above leaves no connection and no thread behind.)
         self._keeper = self._open()
 
     def _open(self) -> sqlite3.Connection:
