@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -54,6 +55,33 @@ def test_a_due_checkpoint_is_run_by_the_thread_and_copies_the_wal_into_the_file(
     assert not store.checkpoints.running
 
 
+def test_the_wal_is_started_again_though_writers_never_stop(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # passive checkpoints alone never catch up with writers that keep writing, and the WAL then grew by every
+    # write; once it holds RESTART_FRAMES frames the thread catches up under the write lock and restarts it
+    monkeypatch.setattr(checkpoints_module, "RESTART_FRAMES", 60)
+    store = Store(tmp_path / "tracker.sqlite3")
+    eids = [store.create(f"wal {i}", {"sides": []}).id for i in range(4)]
+    wal = Path(f"{store.path}-wal")
+
+    def writer(eid: str) -> None:
+        append_steps(store, eid, 250)
+
+    threads = [threading.Thread(target=writer, args=(eid,)) for eid in eids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    store.stop_checkpoints()
+    with store._connect() as db:
+        page = db.execute("PRAGMA page_size").fetchone()[0]
+    # 1,000 writes of a page or two each: without restarts the WAL would hold them all (well over 1,000
+    # pages); with them it is never much longer than RESTART_FRAMES and one cycle's writes
+    assert wal.stat().st_size < 600 * (page + 24)
+    assert all(len(store.events(eid)) == 250 for eid in eids)
+
+
 def test_no_writer_checkpoints_unless_the_wal_grows_far(tmp_path: Path) -> None:
     # SQLite's own checkpoint runs inside the commit that fills the WAL: only a fallback, far above ours
     store = Store(tmp_path / "tracker.sqlite3")
@@ -93,7 +121,7 @@ def test_the_thread_ends_when_idle_and_after_a_failed_checkpoint_goes_on(
             raise sqlite3.OperationalError("disk I/O error")
         return sqlite3.connect(tmp_path / "tracker.sqlite3", isolation_level=None)
 
-    checkpoints = Checkpointer(connect)
+    checkpoints = Checkpointer(connect, threading.Lock())
     checkpoints.request()
     wait_for(lambda: checkpoints.runs == 1)  # failed: no connection
     wait_for(lambda: not checkpoints.running)  # idle: the thread ended
@@ -169,8 +197,6 @@ def test_a_row_read_leaves_no_read_open_that_would_hold_checkpoints_back(tmp_pat
 
 def test_a_thread_ended_by_another_error_is_started_again(monkeypatch: pytest.MonkeyPatch) -> None:
     # not an SQLite error (e.g. out of memory): the thread ends, and the next checkpoint due starts another
-    import threading
-
     ended: list[BaseException | None] = []
     monkeypatch.setattr(threading, "excepthook", lambda args: ended.append(args.exc_value))
     calls: list[int] = []
@@ -181,7 +207,7 @@ def test_a_thread_ended_by_another_error_is_started_again(monkeypatch: pytest.Mo
             raise MemoryError
         return sqlite3.connect(":memory:", isolation_level=None)
 
-    checkpoints = Checkpointer(connect)
+    checkpoints = Checkpointer(connect, threading.Lock())
     checkpoints.request()
     wait_for(lambda: not checkpoints.running)
     assert len(ended) == 1 and isinstance(ended[0], MemoryError)

@@ -147,7 +147,7 @@ class Store:
         self._commits = GroupCommit(self._writing, CHECKPOINT_EVERY)
         # and the checkpoints run on a thread of their own, never in a request's time (:mod:`.checkpoints`;
         # started when the first is due, so a file refused below leaves no thread behind)
-        self.checkpoints = Checkpointer(lambda: self._configured(self._open()))
+        self.checkpoints = Checkpointer(lambda: self._configured(self._open()), self._writing)
         self._local = threading.local()  # this thread's kept connection and the generation it was opened in
         self._generation = 0
         _check_path(self.path)
