@@ -136,9 +136,10 @@ CHILD = textwrap.dedent(
     """
     import sys
     from referee.engine.events import Event
-    from referee.web import store as store_module
+    from referee.web import checkpoints, store as store_module
 
     store_module.CHECKPOINT_EVERY = 1  # a checkpoint asked for after every write: the thread always busy
+    checkpoints.RESTART_FRAMES = 20  # and the WAL started again every few writes
     store = store_module.Store(sys.argv[1])
     eid = store.create("crash", {"sides": []}).id
     print(eid, flush=True)
