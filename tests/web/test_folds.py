@@ -366,3 +366,39 @@ def test_a_change_answers_with_the_state_it_left_though_another_tab_steps_right_
     assert [e["text"] for e in answer["events_since"]] == ["note: mine"]
     assert tracker.state(eid)["version"] == begun["version"] + 2  # the other tab's note came after
     same_as_fresh(store, eid, tracker.state(eid))
+
+
+def test_a_tab_behind_the_kept_fold_is_refused_without_folding_the_log_again(
+    tracker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rule: ODD-INIT-1 (two tabs on one fight: the one that read the fight before the other's step loses
+    # the race with a 409; the kept fold is the fold of the stored log, used as it is)
+    from referee.web import tracker as tracker_module
+    from referee.web.store import StaleVersionError
+
+    store = tracker.app.state.store
+    eid = tracker.create(ENCOUNTER)
+    begun = tracker.step(eid, "begin")
+    behind = store.get(eid)  # what the losing tab's request read, before the winner's step
+    tracker.step(eid, "round")
+    folded: list[int] = []
+    real = Folded.fold.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Folded], *args: Any) -> Folded:
+        folded.append(1)
+        return real(cls, *args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Folded, "fold", classmethod(counted))
+    with pytest.raises(StaleVersionError):
+        tracker_module.take_step(store, behind, "round", version=begun["version"])
+    assert folded == []
+    with folds_of(store).lock(eid):
+        assert folds_of(store).at(behind).row == store.get(eid)
+    same_as_fresh(store, eid, tracker.state(eid))
+    # a change made by another writer since the kept fold is still folded afresh
+    folded.clear()
+    other = Store(store.path)
+    other.truncate(eid, other.get(eid).version, 0)
+    with folds_of(store).lock(eid):
+        assert folds_of(store).at(behind).row.version == 0
+    assert folded == [1]

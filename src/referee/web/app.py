@@ -12,9 +12,12 @@ JSON API), :mod:`.routes_steps` (steps, table actions, the engine's turn, undo, 
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import anyio
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
@@ -61,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="referee tracker",
         description="The referee's tracker: encounters, fights, dice, undo, and a read-only players' view.",
         version="1",
-        lifespan=collector.lifespan if collector is not None else None,
+        lifespan=_lifespan(store, collector),
     )
     app.state.store = store
     app.state.settings = settings
@@ -79,6 +82,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     add_step_routes(app, site)
     add_stream_routes(app, site)
     return app
+
+
+def _lifespan(
+    store: Store, collector: QuietCollector | None
+) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
+    """While the app is served: the collector's full passes (if any); when it stops, the store's checkpoints'
+    thread ends (after the checkpoint already asked for)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            if collector is None:
+                yield
+            else:
+                async with collector.lifespan(app):
+                    yield
+        finally:
+            await anyio.to_thread.run_sync(store.stop_checkpoints)
+
+    return lifespan
 
 
 def app_from_env() -> FastAPI:
