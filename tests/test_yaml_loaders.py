@@ -57,6 +57,18 @@ REFUSED = [
 ]
 
 
+READ_OTHERWISE_BY_LIBYAML = [  # libyaml accepts these, or reads them otherwise; PyYAML's own reads them
+    "name: Big\tOgre\n",
+    "hp: 5\t\n",
+    "\n\ufeff",
+    "!",
+    "a: !\n",
+    "|#  x",
+    "a: b\r\nc: d\r\n",
+    "a: b\x85c: d\n",
+]
+
+
 def from_every_loader(text: str) -> list[Any]:
     return [checked_yaml(text, "e.yaml", loader) for loader in (FAST_LOADER, StrictLoader)]
 
@@ -79,6 +91,21 @@ def test_what_libyaml_refuses_pyyamls_own_loader_reads(text: str) -> None:
     with pytest.raises(yaml.YAMLError):
         checked_yaml(text, "e.yaml", FAST_LOADER)
     assert parse_yaml_bytes(text.encode("utf-8"), "e.yaml") == checked_yaml(text, "e.yaml", StrictLoader)
+
+
+@pytest.mark.parametrize("text", READ_OTHERWISE_BY_LIBYAML, ids=range(len(READ_OTHERWISE_BY_LIBYAML)))
+def test_what_libyaml_reads_otherwise_is_read_as_pyyamls_own_reads_it(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    def read() -> tuple[str, Any]:
+        try:
+            return "read", parse_yaml_bytes(text.encode("utf-8"), "e.yaml")
+        except EncounterFileError as exc:
+            return "refused", str(exc)
+
+    with_libyaml = read()
+    monkeypatch.setattr(files, "FAST_LOADER", None)
+    assert repr(with_libyaml) == repr(read())
 
 
 def refusal(text: str) -> str:

@@ -43,7 +43,14 @@ from referee.rules.options import ArmourClass
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options
 from referee.setup import Setup as Setup
 from referee.structs import Spec, SpecError
-from referee.yaml_safe import FAST_LOADER, StrictLoader, check_flow_nesting, load_strict, read_regular_file
+from referee.yaml_safe import (
+    FAST_LOADER,
+    LIBYAML_READS_OTHERWISE,
+    StrictLoader,
+    check_flow_nesting,
+    load_strict,
+    read_regular_file,
+)
 
 if TYPE_CHECKING:  # a referee's own catalog is read only when an encounter or the command line names one
     from referee.catalog.own import OwnCatalog
@@ -72,7 +79,7 @@ def parse_yaml_bytes(raw: bytes, where: str) -> Any:
     except UnicodeDecodeError as exc:
         raise EncounterFileError(f"{where}: not UTF-8 text (byte {exc.start})") from None
     check_flow_nesting(text, where)  # before the scanner, which is slow on deep brackets
-    if FAST_LOADER is not None:
+    if FAST_LOADER is not None and LIBYAML_READS_OTHERWISE.isdisjoint(text):
         try:
             return checked_yaml(text, where, FAST_LOADER)  # libyaml: the same data, several times sooner
         except Exception:  # refused: read again below, so that the reason given is PyYAML's own

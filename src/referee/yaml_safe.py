@@ -134,6 +134,10 @@ StrictLoader.add_constructor("tag:yaml.org,2002:int", _strict_int)
 StrictLoader.add_constructor("tag:yaml.org,2002:float", _strict_float)
 
 FAST_LOADER: Any = None  # libyaml's scanner and parser, where PyYAML was built with them
+# what libyaml reads otherwise than PyYAML's own (found by comparing the two on random texts): tabs in
+# plain scalars and a byte-order mark after the start (accepted), the bare tag `!` ('' for None), a block
+# scalar's header, line breaks other than \n; a text with any of these is read by PyYAML's own only
+LIBYAML_READS_OTHERWISE = frozenset("\t\ufeff!|>\r\x85\u2028\u2029")
 if hasattr(yaml, "CSafeLoader"):
 
     class _CStrictLoader(StrictConstructor, yaml.CSafeLoader):
