@@ -97,3 +97,22 @@ def test_each_parser_state_gets_the_lexer_lark_builds_for_it() -> None:
         assert made.callback.keys() == built.callback.keys()
         assert [m.pattern for m, _ in made.mres] == [m.pattern for m, _ in built.mres]
     assert [t.name for t in lazy.root_lexer.terminals] == [t.name for t in eager.root_lexer.terminals]
+
+
+def test_the_lexer_of_every_terminal_is_the_one_lark_builds() -> None:
+    # a parse asks the contextual lexer's lexer of every terminal only for the terminals that hold newlines
+    # and those ignored (worked out as lark does); the lexer itself is built for a syntax error, to name
+    # the terminal found there, and matches as lark's own
+    from lark.lexer import TraditionalLexer
+
+    from referee.dice_grammar import import_d20
+
+    d20 = import_d20()
+    frontend = d20.diceast.parser.parser
+    conf = frontend.lexer_conf
+    eager = TraditionalLexer(conf.tokens, re_=frontend.re, ignore=conf.ignore, user_callbacks=conf.callbacks)
+    root = frontend.lexer.root_lexer
+    assert root.newline_types == eager.newline_types and root.ignore_types == eager.ignore_types
+    for text, at in [("1d6 +* 2", 5), ("kh3", 0), ("1d6 1d6", 4), ("2 kh 3", 2), ("1d6)", 3)]:
+        assert root.match(text, at) == eager.match(text, at)
+    assert [t.name for t in root.terminals] == [t.name for t in eager.terminals]

@@ -8,8 +8,9 @@ earlier run (lark's own ``cache`` option, the file written atomically, one per g
 and Python version, under ``$XDG_CACHE_HOME/referee`` or ``~/.cache/referee``). A missing, stale or
 unreadable cache means the tables are built as before; parsing is the same either way
 (tests/test_dice_grammar.py). Lark's contextual lexer builds one lexer (a compiled regex) for each
-parser state, three dozen of them, all at once; here each is built when a parse first reaches its
-state (:func:`_lazy_contextual_lexer`), the same lexer for the same state.
+parser state, three dozen of them, all at once, and one of every terminal; here each is built when a
+parse first reaches its state (:func:`_lazy_contextual_lexer`), the same lexer for the same state, and
+the one of every terminal when a syntax error is named.
 """
 
 from __future__ import annotations
@@ -106,11 +107,39 @@ def _lazy_contextual_lexer(real: Any) -> Any:
                 return lexer_by_tokens[key]
 
             self.lexers = _LexersByState(build)
-            self.root_lexer = TraditionalLexer(
-                terminals, re_=re_, ignore=ignore, user_callbacks=user_callbacks, g_regex_flags=g_regex_flags
+            self.root_lexer = _LazyRootLexer(
+                lambda: TraditionalLexer(
+                    terminals,
+                    re_=re_,
+                    ignore=ignore,
+                    user_callbacks=user_callbacks,
+                    g_regex_flags=g_regex_flags,
+                ),
+                terminals,
+                ignore,
             )
 
     return LazyContextualLexer
+
+
+class _LazyRootLexer:
+    """The contextual lexer's lexer of every terminal, which a parse asks only for the names of the
+    terminals that hold newlines and of those ignored (what lark's own gives, worked out the same way);
+    the lexer itself (all the terminals' regexes compiled) is built when first used, to name the
+    terminal of a syntax error."""
+
+    def __init__(self, build: Any, terminals: Any, ignore: Any) -> None:
+        from lark.lexer import _regexp_has_newline  # type: ignore[attr-defined]  # not in lark-stubs
+
+        self._build = build
+        self._lexer: Any = None
+        self.newline_types = [t.name for t in terminals if _regexp_has_newline(t.pattern.to_regexp())]
+        self.ignore_types = list(ignore)
+
+    def __getattr__(self, name: str) -> Any:
+        if self._lexer is None:
+            self._lexer = self._build()
+        return getattr(self._lexer, name)
 
 
 def import_d20() -> Any:

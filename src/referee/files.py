@@ -1,7 +1,8 @@
 """Encounter and ruleset files: safe YAML loading, schema validation, one-line errors.
 
-Only PyYAML's safe loader is used (strictly, :mod:`referee.yaml_safe`): nothing in a file can run code
-or read other files. Files are capped in size and in YAML aliases (an "alias bomb" is refused before it
+Only PyYAML's safe loader is used (strictly, :mod:`referee.yaml_safe`; libyaml's scanner where PyYAML
+has it, and a file it refuses is read again by PyYAML's own, whose words the error is in): nothing in a
+file can run code or read other files. Files are capped in size and in YAML aliases (an "alias bomb" is refused before it
 expands); only regular files are read.
 """
 
@@ -12,8 +13,6 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
-
-import yaml
 
 from referee import catalog
 from referee.bestiary import ac_warnings, expand_shorthands, has_shorthands
@@ -38,12 +37,20 @@ from referee.model import (
     hit_dice_expression,
 )
 from referee.names import did_you_mean, split_enhancement, with_field_synonyms
+from referee.pyyaml import yaml
 from referee.rules.context import Situation
 from referee.rules.options import ArmourClass
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options
 from referee.setup import Setup as Setup
 from referee.structs import Spec, SpecError
-from referee.yaml_safe import check_flow_nesting, load_strict, read_regular_file
+from referee.yaml_safe import (
+    FAST_LOADER,
+    LIBYAML_READS_OTHERWISE,
+    StrictLoader,
+    check_flow_nesting,
+    load_strict,
+    read_regular_file,
+)
 
 if TYPE_CHECKING:  # a referee's own catalog is read only when an encounter or the command line names one
     from referee.catalog.own import OwnCatalog
@@ -72,13 +79,13 @@ def parse_yaml_bytes(raw: bytes, where: str) -> Any:
     except UnicodeDecodeError as exc:
         raise EncounterFileError(f"{where}: not UTF-8 text (byte {exc.start})") from None
     check_flow_nesting(text, where)  # before the scanner, which is slow on deep brackets
+    if FAST_LOADER is not None and LIBYAML_READS_OTHERWISE.isdisjoint(text):
+        try:
+            return checked_yaml(text, where, FAST_LOADER)  # libyaml: the same data, several times sooner
+        except Exception:  # refused: read again below, so that the reason given is PyYAML's own
+            pass
     try:
-        aliases = sum(isinstance(t, yaml.AliasToken) for t in yaml.scan(text, Loader=yaml.SafeLoader))
-        if aliases > MAX_ALIASES:
-            raise EncounterFileError(f"{where}: {aliases} YAML aliases; the limit is {MAX_ALIASES}")
-        data = load_strict(text)  # safe_load, refusing duplicate keys and base-60 numbers
-        check_expanded_size(data, where)
-        return data
+        return checked_yaml(text, where, StrictLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
@@ -91,6 +98,16 @@ def parse_yaml_bytes(raw: bytes, where: str) -> Any:
         raise EncounterFileError(f"{where}: bad YAML: {' '.join(str(exc).split())}") from None
     except RecursionError:
         raise EncounterFileError(f"{where}: YAML nests too deeply") from None
+
+
+def checked_yaml(text: str, where: str, loader: Any) -> Any:
+    """The file's one document, its aliases counted before they expand."""
+    aliases = sum(isinstance(t, yaml.AliasToken) for t in yaml.scan(text, Loader=loader))
+    if aliases > MAX_ALIASES:
+        raise EncounterFileError(f"{where}: {aliases} YAML aliases; the limit is {MAX_ALIASES}")
+    data = load_strict(text, loader)  # safe_load, refusing duplicate keys and base-60 numbers
+    check_expanded_size(data, where)
+    return data
 
 
 def check_expanded_size(data: Any, where: str) -> None:

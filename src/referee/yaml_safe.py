@@ -20,10 +20,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import yaml
-from yaml.constructor import ConstructorError
-
 from referee.errors import EncounterFileError
+from referee.pyyaml import yaml
 
 MAX_FLOW_NESTING = 64  # [ and { levels; the scanner takes seconds per few thousand levels
 MAX_NUMBER_DIGITS = 100
@@ -68,8 +66,9 @@ def check_flow_nesting(text: str, where: str) -> None:
             raise EncounterFileError(f"{where}: brackets nested deeper than {MAX_FLOW_NESTING} levels")
 
 
-class StrictLoader(yaml.SafeLoader):
-    """The safe loader, refusing duplicate keys, base-60 numbers and numbers of huge length."""
+class StrictConstructor(yaml.constructor.SafeConstructor):
+    """The safe constructor refusing duplicate keys; the loaders below add the refusal of base-60 numbers
+    and numbers of huge length."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         first_line: dict[tuple[str, str], int] = {}
@@ -78,7 +77,7 @@ class StrictLoader(yaml.SafeLoader):
                 continue
             key = (key_node.tag, key_node.value)
             if key in first_line:
-                raise ConstructorError(
+                raise yaml.constructor.ConstructorError(
                     None,
                     None,
                     f"key {key_node.value!r} is given twice (first on line {first_line[key]}); keep one",
@@ -87,18 +86,10 @@ class StrictLoader(yaml.SafeLoader):
             first_line[key] = key_node.start_mark.line + 1
         return super().construct_mapping(node, deep=deep)
 
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-        _check_number(str(self.construct_scalar(node)), node)
-        return super().construct_yaml_int(node)
-
-    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
-        _check_number(str(self.construct_scalar(node)), node)
-        return super().construct_yaml_float(node)
-
 
 def _check_number(text: str, node: yaml.Node) -> None:
     if ":" in text:
-        raise ConstructorError(
+        raise yaml.constructor.ConstructorError(
             None,
             None,
             f"{text!r} is a YAML 1.1 base-60 number (it would be read as"
@@ -106,7 +97,7 @@ def _check_number(text: str, node: yaml.Node) -> None:
             node.start_mark,
         )
     if len(text) > MAX_NUMBER_DIGITS:
-        raise ConstructorError(
+        raise yaml.constructor.ConstructorError(
             None,
             None,
             f"a number of {len(text)} characters; the limit is {MAX_NUMBER_DIGITS}",
@@ -125,13 +116,42 @@ def _sexagesimal(text: str) -> str:
     return str(int(value)) if value.is_integer() else str(value)
 
 
-StrictLoader.add_constructor("tag:yaml.org,2002:int", StrictLoader.construct_yaml_int)
-StrictLoader.add_constructor("tag:yaml.org,2002:float", StrictLoader.construct_yaml_float)
+def _strict_int(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.ScalarNode) -> int:
+    _check_number(str(loader.construct_scalar(node)), node)
+    return loader.construct_yaml_int(node)
 
 
-def load_strict(text: str) -> Any:
-    """One YAML document read with :class:`StrictLoader` (as `yaml.safe_load` does with its loader)."""
-    loader = StrictLoader(text)
+def _strict_float(loader: yaml.SafeLoader | yaml.CSafeLoader, node: yaml.ScalarNode) -> float:
+    _check_number(str(loader.construct_scalar(node)), node)
+    return loader.construct_yaml_float(node)
+
+
+class StrictLoader(StrictConstructor, yaml.SafeLoader):
+    """PyYAML's safe loader (its scanner and parser written in Python), strictly."""
+
+
+StrictLoader.add_constructor("tag:yaml.org,2002:int", _strict_int)
+StrictLoader.add_constructor("tag:yaml.org,2002:float", _strict_float)
+
+FAST_LOADER: Any = None  # libyaml's scanner and parser, where PyYAML was built with them
+# what libyaml reads otherwise than PyYAML's own (found by comparing the two on random texts): tabs in
+# plain scalars and a byte-order mark after the start (accepted), the bare tag `!` ('' for None), a block
+# scalar's header, line breaks other than \n; a text with any of these is read by PyYAML's own only
+LIBYAML_READS_OTHERWISE = frozenset("\t\ufeff!|>\r\x85\u2028\u2029")
+if hasattr(yaml, "CSafeLoader"):
+
+    class _CStrictLoader(StrictConstructor, yaml.CSafeLoader):
+        """libyaml's scanner and parser with the same constructor and resolver (PyYAML's CSafeLoader)."""
+
+    _CStrictLoader.add_constructor("tag:yaml.org,2002:int", _strict_int)
+    _CStrictLoader.add_constructor("tag:yaml.org,2002:float", _strict_float)
+    FAST_LOADER = _CStrictLoader
+
+
+def load_strict(text: str, loader_class: Any = StrictLoader) -> Any:
+    """One YAML document read with :class:`StrictLoader` (as `yaml.safe_load` does with its loader), or
+    with `loader_class` (:data:`FAST_LOADER`)."""
+    loader = loader_class(text)
     try:
         return loader.get_single_data()
     finally:

@@ -11,6 +11,7 @@ from tests.test_odds import assert_matches_engine, duel_data
 from referee import odds
 from referee.dice import DiceSource
 from referee.engine.actions import Attack
+from referee.odds import attack as attack_odds
 from referee.rules import attack_roll
 from referee.rules.attack import CriticalPlan
 
@@ -44,3 +45,26 @@ def test_a_changed_damage_procedure_reaches_the_odds(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(attack_roll, "roll_damage", at_least_three)
     result = assert_matches_engine(state, Attack("Hero", target="Orc"))
     assert min(result.damage_on_hit) == 3
+
+
+@pytest.mark.parametrize(
+    ("damage", "walked"),
+    [("1d4+1", True), ("2d6-1", True), ("1d6+1d4", True), ("3d6", True), ("2d4*2", True), ("4d6kh3", False)],
+)
+def test_a_few_damage_dice_walked_give_icepools_sum(
+    monkeypatch: pytest.MonkeyPatch, damage: str, walked: bool
+) -> None:
+    # rule: ODD-ATK-2: a few dice are walked through the engine's own damage roll, more are summed by
+    # icepool; the same chances, in the same order (by amount), either way
+    data = duel_data()
+    data["sides"][0]["combatants"][0]["weapons"] = [{"name": "club", "damage": damage}]
+    state = odds.opening_state(make_setup(data))
+    attack = Attack("Hero", target="Orc")
+    first = odds.action_odds(state, attack)
+    monkeypatch.setattr(attack_odds, "SMALL_WALK", 0 if walked else 10**6)  # now the other way
+    attack_odds._damage_distribution.cache_clear()
+    attack_odds._roll_summary.cache_clear()
+    other = odds.action_odds(state, attack)
+    assert other == first
+    assert list(other.damage) == list(first.damage)
+    assert list(other.drop_status) == list(first.drop_status)
