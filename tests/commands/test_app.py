@@ -33,13 +33,6 @@ def test_one_attacks_odds_import_only_what_they_need() -> None:
     assert "typer" not in loaded
 
 
-def test_one_attacks_odds_on_a_pipe_are_written_without_rich() -> None:
-    # commands/odds_text.plain_action_odds: byte for byte what rich prints (tests/commands/test_odds_plain.py)
-    loaded = modules_after("odds", DUEL, "--attacker", "Angthar", "--target", "Goblin")
-    assert not {m for m in loaded if m == "rich" or m.startswith("rich.")}
-    assert not {"typer", "icepool", "numpy"} & loaded
-
-
 def test_an_odds_command_line_the_quick_reading_leaves_goes_to_the_app() -> None:
     loaded = modules_after("odds", DUEL, "--attacker", "Angthar", "--target", "Goblin", "--distance", "-0")
     commands = {m for m in loaded if m.startswith("referee.commands.")}

@@ -78,29 +78,18 @@ def answer_paused(
             charge=asked["charge"], distance=asked["distance"],
         )  # fmt: skip
         action = odds.encounter_action_odds(setup, attack)
-        answer(
-            action.to_dict(), lambda out: print_action_odds(action, out), asked["json"],
-            lambda: plain_action_odds(action),
-        )  # fmt: skip
+        answer(action.to_dict(), lambda out: print_action_odds(action, out), asked["json"])
 
 
-def answer(
-    data: dict[str, Any],
-    draw: Callable[[Console], None],
-    as_json: bool,
-    plain: Callable[[], str | None] | None = None,
-) -> None:
-    """Print the answer: JSON, a pipe's plain lines (what the app's console prints there; `plain` makes
-    them without rich when it can), or rich on a terminal."""
+def answer(data: dict[str, Any], draw: Callable[[Console], None], as_json: bool) -> None:
+    """Print the answer: JSON, a pipe's plain lines (what the app's console prints there), or rich on
+    a terminal."""
     if as_json:
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"  # as referee.cli.dump_json
     elif not sys.stdout.isatty():
-        made = plain() if plain is not None else None
-        if made is None:
-            from referee.commands.consoles import plain_text
+        from referee.commands.consoles import plain_text
 
-            made = plain_text(draw)  # what the app's console prints on a pipe
-        text = made
+        text = plain_text(draw)  # what the app's console prints on a pipe
     else:
         from referee.commands.consoles import make_console
 
@@ -125,7 +114,6 @@ def percent(p: Fraction | float) -> str:
     return f"{float(p) * 100:.2f}%"
 
 
-MARKUP = frozenset("[\\:")  # what rich's markup and emoji codes read in a printed line
 DAMAGE_COLUMNS = ("damage", "overall", "given a hit")  # the damage table's title is its first column's
 
 
@@ -166,40 +154,6 @@ def print_action_odds(odds: Any, console: Console) -> None:
     for row in damage_rows(odds):
         table.add_row(*row)
     console.print(table)
-
-
-def plain_action_odds(odds: Any) -> str | None:
-    """What :func:`print_action_odds` prints on a pipe's console, made without importing rich (a fifth
-    of a one-attack answer's time); None when rich could read a name otherwise (markup, a backslash
-    that escapes the bold's closing tag, an emoji code, a character that is not printable), which it
-    then prints itself. Tests hold the two byte for byte."""
-    first = f"{odds.attacker} → {odds.target} ({odds.weapon}, {odds.form})"
-    if not first.isprintable() or not MARKUP.isdisjoint(first):
-        return None
-    rows = damage_rows(odds)
-    if not all(cell.isascii() for row in rows for cell in row):
-        return None  # a cell's width is its length only in ASCII
-    lines = [first, *action_odds_lines(odds), DAMAGE_COLUMNS[0], *box_table(DAMAGE_COLUMNS, rows)]
-    return "".join(line.rstrip(" ") + "\n" for line in lines)
-
-
-def box_table(headers: tuple[str, ...], rows: list[tuple[str, str, str]]) -> list[str]:
-    """A rich table's lines on a pipe: box.HEAVY_HEAD, every column justified right, one space of padding."""
-    widths = [max([len(h), *(len(row[i]) for row in rows)]) + 2 for i, h in enumerate(headers)]
-
-    def line(left: str, fill: str, cross: str, right: str) -> str:
-        return left + cross.join(fill * w for w in widths) + right
-
-    def cells(edge: str, texts: tuple[str, ...]) -> str:
-        return edge + edge.join(f" {t:>{w - 2}} " for t, w in zip(texts, widths, strict=True)) + edge
-
-    return [
-        line("┏", "━", "┳", "┓"),
-        cells("┃", headers),
-        line("┡", "━", "╇", "┩"),
-        *(cells("│", row) for row in rows),
-        line("└", "─", "┴", "┘"),
-    ]
 
 
 def print_fight_odds(data: dict[str, Any], console: Console) -> None:
