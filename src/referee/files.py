@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
+import yaml
+
 from referee import catalog
 from referee.bestiary import ac_warnings, expand_shorthands, has_shorthands
 from referee.catalog import Catalog
@@ -37,7 +39,6 @@ from referee.model import (
     hit_dice_expression,
 )
 from referee.names import did_you_mean, split_enhancement, with_field_synonyms
-from referee.pyyaml import yaml
 from referee.rules.context import Situation
 from referee.rules.options import ArmourClass
 from referee.rules.ruleset import PRESET_ALIASES, PRESETS, Ruleset, preset_or_options

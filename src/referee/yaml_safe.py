@@ -20,8 +20,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import yaml
+from yaml.constructor import ConstructorError
+
 from referee.errors import EncounterFileError
-from referee.pyyaml import yaml
 
 MAX_FLOW_NESTING = 64  # [ and { levels; the scanner takes seconds per few thousand levels
 MAX_NUMBER_DIGITS = 100
@@ -77,7 +79,7 @@ class StrictConstructor(yaml.constructor.SafeConstructor):
                 continue
             key = (key_node.tag, key_node.value)
             if key in first_line:
-                raise yaml.constructor.ConstructorError(
+                raise ConstructorError(
                     None,
                     None,
                     f"key {key_node.value!r} is given twice (first on line {first_line[key]}); keep one",
@@ -89,7 +91,7 @@ class StrictConstructor(yaml.constructor.SafeConstructor):
 
 def _check_number(text: str, node: yaml.Node) -> None:
     if ":" in text:
-        raise yaml.constructor.ConstructorError(
+        raise ConstructorError(
             None,
             None,
             f"{text!r} is a YAML 1.1 base-60 number (it would be read as"
@@ -97,7 +99,7 @@ def _check_number(text: str, node: yaml.Node) -> None:
             node.start_mark,
         )
     if len(text) > MAX_NUMBER_DIGITS:
-        raise yaml.constructor.ConstructorError(
+        raise ConstructorError(
             None,
             None,
             f"a number of {len(text)} characters; the limit is {MAX_NUMBER_DIGITS}",

@@ -12,9 +12,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+import yaml
+
 from referee.errors import EncounterFileError
 from referee.model import ArmourSpec, ShieldSpec, WeaponSpec
-from referee.pyyaml import yaml
 from referee.structs import Spec, SpecError
 
 T = TypeVar("T", bound=Spec)
