@@ -420,12 +420,13 @@ def run_fight(
     pick = choose or caches.late("tactics").choose_action
     steps = 0
     limit = 10_000 + 1_000 * setup.max_rounds * max(1, len(setup.combatants))
-    step = fight.step
     lane = caches.late("lane").lane_for(setup, choose)  # the plain attacks, without the layers
-    plain = lane.step if lane is not None else None
+    if lane is not None:
+        lane.play(fight, dice, pick, limit)
+        return fight
+    step = fight.step
     while fight.state.phase != "over":
-        if plain is None or not plain(fight, dice):
-            step(pick, dice)
+        step(pick, dice)
         steps += 1
         if steps > limit:  # a bug guard: a fight must end (round limit)
             raise RuntimeError("fight did not end")

@@ -31,6 +31,7 @@ from referee.dice import DiceSource
 from referee.engine import conditions, house, odd_hooks, odd_tactics, plan_reads, registry, tactics
 from referee.engine.actions import Action, Attack
 from referee.engine.caches import late
+from referee.engine.events import Event, EventType
 from referee.engine.odd_tactics import NO_SITUATION
 from referee.engine.plain_attack import plain_attack_events, unreplaced
 from referee.engine.resolve import attack_form, off_grid_gap, resolve_attack
@@ -38,7 +39,7 @@ from referee.engine.routines import weapon_choices
 from referee.engine.state import ACTIVE, CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.model import Weapon
-from referee.rules import memo, targeting
+from referee.rules import memo, targeting, turns
 from referee.rules.context import AttackContext, AttackForm
 from referee.rules.options import FinishFallen
 from referee.rules.options import Initiative as InitiativeOption
@@ -79,34 +80,86 @@ class Lane:
         self.numbers: dict[tuple[str, str | None, str, int], int | None] = {}
         self.start_hooks, self.quiet_end_hooks = _round_hooks(setup)
 
-    def step(self, fight: Fight, dice: DiceSource) -> bool:
-        """Take the fight's next step when it is a plain attack, a round's start or its end (True); else
-        touch nothing (False)."""
-        state = fight.state
-        if state.phase != "rounds" or not memo.ENABLED or state.setup is not self.setup:
-            if state.phase == "setup" and memo.ENABLED and state.setup is self.setup:
-                if fight.events:  # begun, no free round: the first round (what Fight.step takes then)
-                    fight.open_round(dice, self.start_hooks)
-                else:
-                    fight.begin(dice)
-                return True
-            return False  # the end, or a setup changed since (a latecomer)
-        if not state.order and not state.free_round:
-            fight.open_round(dice, self.start_hooks)  # what Fight.step takes then, without asking again
-            return True
-        actor = state.next_actor()
-        if actor is None:
-            if _quiet(state):  # no condition to answer to or to expire
-                fight.close_round(dice, self.quiet_end_hooks, expiry=False)
+    def play(
+        self, fight: Fight, dice: DiceSource, pick: Callable[[FightState, str], Action], limit: int
+    ) -> None:
+        """Play `fight` to its end, as :func:`referee.engine.fight.run_fight`'s loop of :meth:`Fight.step`
+        would: the set-up, each round's start and end and each plain attack here, any other step by
+        :meth:`Fight.step` (`pick` choosing), the same events in the same order. After more than `limit`
+        steps, the bug guard's error (a fight must end).
+
+        One loop for the whole fight, so that what a step cannot have changed is not asked again: whether
+        anybody has a condition or a grid position (:func:`_quiet`) is asked after a step only if one of its
+        events could give one (a CONDITION, a SETUP, an ACTION with a position or a latecomer), and the
+        fight's end (:meth:`Fight._maybe_end`, ODD-ROUND-4) only after a plain attack that defeated
+        somebody or while fewer than two sides stand: in the middle of a round, with two sides or more
+        standing and nobody's status changed, the fight goes on (:func:`referee.rules.turns.goes_on`)."""
+        ordinary = fight.step
+        log = fight.events.append
+        setup = self.setup
+        quiet: bool | None = None  # None: to be asked again
+        contested = False  # two sides or more standing since the last end check (False: not known)
+        steps = 0
+        while fight.state.phase != "over":
+            state = fight.state
+            if state.phase != "rounds" or not memo.ENABLED or state.setup is not setup:
+                if state.phase == "setup" and memo.ENABLED and state.setup is setup:
+                    if fight.events:  # begun, no free round: the first round (what Fight.step takes then)
+                        fight.open_round(dice, self.start_hooks)
+                    else:
+                        fight.begin(dice)
+                else:  # the end, or a setup changed since (a latecomer)
+                    ordinary(pick, dice)
+                quiet, contested = None, False
+            elif not state.order and not state.free_round:
+                fight.open_round(dice, self.start_hooks)  # what Fight.step takes then, without asking again
+                quiet, contested = None, False
             else:
-                fight.close_round(dice, late("registry").END_OF_ROUND)
-            return True
-        weapons = self.weapons.get(actor)
-        if weapons is None or not _quiet(state):
-            return False
+                actor = state.next_actor()
+                if quiet is None:
+                    quiet = _quiet(state)
+                if actor is None:
+                    if quiet:  # no condition to answer to or to expire
+                        fight.close_round(dice, self.quiet_end_hooks, expiry=False)
+                    else:
+                        fight.close_round(dice, late("registry").END_OF_ROUND)
+                    quiet, contested = None, False
+                else:
+                    weapons = self.weapons.get(actor)
+                    events = (
+                        self.attack(state, actor, weapons, dice) if quiet and weapons is not None else None
+                    )
+                    if events is None:  # not a plain attack: the ordinary step's
+                        ordinary(pick, dice)
+                        quiet, contested = None, False
+                    else:
+                        state.apply_logged(events, log)  # Fight.push_step, the end asked below
+                        defeated = False
+                        for e in events:
+                            kind = e.type
+                            if kind is _DEFEAT:
+                                defeated = True
+                            elif kind is _ACTION:
+                                data = e.data
+                                if "position" in data or "joins" in data:
+                                    quiet = None
+                            elif kind is not _ATTACK and kind is not _DAMAGE:
+                                quiet = None  # a fumble's or a critical's consequences (their hooks)
+                        if defeated or quiet is None or not contested:
+                            fight._maybe_end()
+                            contested = state.phase != "over" and state.several_sides_standing()
+            steps += 1
+            if steps > limit:  # a bug guard: a fight must end (round limit)
+                raise RuntimeError("fight did not end")
+
+    def attack(
+        self, state: FightState, actor: str, weapons: list[str | None], dice: DiceSource
+    ) -> list[Event] | None:
+        """The events of `actor`'s plain attack on the default target in a state where nobody has a condition
+        or a grid position, dice drawn; None (no die drawn) when it is not such a step."""
         target = self.target(state, actor)
         if target is None:
-            return False
+            return None
         attacker, defender = state.combatants[actor], state.combatants[target]
         distance = off_grid_gap(state, attacker, defender)  # no grid: the gap left (ODD-ACT-ATK)
         contexts = self.contexts
@@ -130,15 +183,14 @@ class Lane:
             try:
                 declared = made[1]
                 plan = (
-                    plan_reads.declared_plan(ctx, declared, quiet=True)  # _quiet(state) above
+                    plan_reads.declared_plan(ctx, declared, quiet=True)  # _quiet(state): the caller's
                     if declared is not None
                     else plan_reads.recorded_plan(ctx)
                 )
             except IllegalActionError:
                 continue
-            fight.push_step(plain_attack_events(state, ctx, plan, dice))
-            return True
-        return False  # no legal attack: closing in or a refusal, the ordinary step's
+            return plain_attack_events(state, ctx, plan, dice)
+        return None  # no legal attack: closing in or a refusal, the ordinary step's
 
     def number(self, key: tuple[str, str | None, str, int], ctx: AttackContext) -> int | None:
         """The number the plans of `ctx` are kept under (:func:`plan_reads.declared_number`): the same in
@@ -204,6 +256,8 @@ def _context(
 
 
 _MISSING = object()
+_GOES_ON = turns.goes_on
+_ACTION, _ATTACK, _DAMAGE, _DEFEAT = EventType.ACTION, EventType.ATTACK, EventType.DAMAGE, EventType.DEFEAT
 
 
 def _round_hooks(setup: Setup) -> tuple[tuple[RoundHook, ...], tuple[RoundHook, ...]]:
@@ -266,6 +320,7 @@ def _unchanged() -> bool:
         and registry.START_OF_ROUND is checked[5]
         and registry.END_OF_ROUND is checked[6]
         and _resolver() is resolve_attack
+        and turns.goes_on is _GOES_ON  # what Lane.play's skipped end checks would answer
     )
 
 
