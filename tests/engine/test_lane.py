@@ -112,3 +112,40 @@ def test_a_replaced_roll_procedure_turns_the_lane_off(monkeypatch: pytest.Monkey
     setup = load_encounter(ROOT / "examples" / "duel.yaml")
     monkeypatch.setattr(attack_roll, "roll_damage", lambda plan, outcome, dice: (1, (), "1"))
     assert lane.lane_for(setup, None) is None
+
+
+def test_the_duel_initiative_is_told_by_faces_as_the_procedure_tells_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # rule: ODD-INIT-1, ODD-INIT-2, ODD-INIT-3 (the same d10s, the same order and account, in every round)
+    from referee.rules import memo
+
+    if not memo.ENABLED:
+        pytest.skip("the engine's caches are off (REFEREE_ENGINE_CACHES=off): no lane")
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    found = lane.lane_for(setup, None)
+    assert found is not None
+    found.orders.clear()
+    with_lane = [_log(setup, seed) for seed in range(60)]
+    assert found.orders  # told by faces, and served again
+    monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
+    assert [_log(setup, seed) for seed in range(60)] == with_lane
+
+
+def test_a_replaced_initiative_roll_is_rolled_in_the_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-INIT-1 (a house rule's initiative roll, d10 + 1 here, is the one rolled)
+    from referee.rules import initiative
+
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    real = initiative.roll_unit
+    asked: list[str] = []
+
+    def plus_one(ruleset: Any, unit: str, members: Any, number: int, dice: Any) -> Any:
+        asked.append(unit)
+        made = real(ruleset, unit, members, number, dice)
+        return initiative.UnitRoll(made.unit, made.face, (made.key[0] + 1, *made.key[1:]))
+
+    monkeypatch.setattr(initiative, "roll_unit", plus_one)
+    assert lane.lane_for(setup, None) is not None  # the attacks still take the lane
+    [_log(setup, seed) for seed in range(10)]
+    assert len(asked) >= 20  # each round's two rolls by the house rule

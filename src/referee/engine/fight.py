@@ -185,15 +185,21 @@ class Fight:
             raise IllegalActionError(f"cannot start a round now (the fight needs: {self.needs()})")
         return self.open_round(dice, caches.late("registry").START_OF_ROUND)
 
-    def open_round(self, dice: DiceSource, hooks: Iterable[RoundHook]) -> list[Event]:
+    def open_round(
+        self,
+        dice: DiceSource,
+        hooks: Iterable[RoundHook],
+        initiative: Callable[[Fight, int, DiceSource], Event] | None = None,
+    ) -> list[Event]:
         """The round start of :meth:`start_round` when the fight needs one, with these start-of-round hooks
-        (the lane leaves out those that cannot answer in its fights, engine/lane.py)."""
+        (the lane leaves out those that cannot answer in its fights, engine/lane.py) and the INITIATIVE
+        event told by `initiative` (the lane's, for the same dice the same event) or worked out here."""
         number = self.state.round + 1
         apply, log = self.state.apply, self.events.append
         marker = _round_marker(EventType.ROUND_START, number)
         apply(marker)
         log(marker)
-        order = self._initiative_event(number, dice)
+        order = self.initiative_event(number, dice) if initiative is None else initiative(self, number, dice)
         apply(order)
         log(order)
         added = [marker, order]
@@ -203,7 +209,9 @@ class Fight:
                 added += self.push(found)
         return added
 
-    def _initiative_event(self, number: int, dice: DiceSource) -> Event:
+    def initiative_event(self, number: int, dice: DiceSource) -> Event:
+        """Round `number`'s INITIATIVE event (:func:`referee.rules.initiative.roll_initiative`, ODD-INIT-1..6)
+        for the combatants active now, its dice drawn from `dice`."""
         tape = DiceTape(dice)
         active = [c.spec for c in self.state.combatants.values() if c.status == hit_points.ACTIVE]
         found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)

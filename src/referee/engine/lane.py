@@ -27,11 +27,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from referee.dice import DiceSource
+from referee.dice import DiceSource, ScriptedDice
 from referee.engine import conditions, house, odd_hooks, odd_tactics, plan_reads, registry, tactics
 from referee.engine.actions import Action, Attack
 from referee.engine.caches import late
-from referee.engine.events import Event, EventType
+from referee.engine.events import Event, EventType, at_round
 from referee.engine.odd_tactics import NO_SITUATION
 from referee.engine.plain_attack import plain_attack_events, unreplaced
 from referee.engine.resolve import attack_form, off_grid_gap, resolve_attack
@@ -39,7 +39,7 @@ from referee.engine.routines import weapon_choices
 from referee.engine.state import ACTIVE, CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.model import Weapon
-from referee.rules import memo, targeting, turns
+from referee.rules import initiative, memo, targeting, turns
 from referee.rules.context import AttackContext, AttackForm
 from referee.rules.options import FinishFallen
 from referee.rules.options import Initiative as InitiativeOption
@@ -79,6 +79,36 @@ class Lane:
         self.contexts: dict[tuple[str, str | None, str, int], tuple[AttackContext, int | None]] = {}
         self.numbers: dict[tuple[str, str | None, str, int], int | None] = {}
         self.start_hooks, self.quiet_end_hooks = _round_hooks(setup)
+        # each combatant's initiative die as roll_unit labels it, and the INITIATIVE events told by faces
+        self.labels = {c.name: f"initiative {c.name}" for c in setup.combatants}
+        self.orders: dict[tuple[tuple[str, ...], tuple[int, ...], int | str], Event] = {}
+
+    def initiative(self, fight: Fight, number: int, dice: DiceSource) -> Event:
+        """Round `number`'s INITIATIVE event (:meth:`Fight.initiative_event`, ODD-INIT-1..6): with a few
+        combatants active and the procedures as imported (one d10 each, no segment delays, no group
+        initiative), the d10s are drawn here in the order :func:`referee.rules.initiative.roll_initiative`
+        draws them (the active combatants in file order) and the event told for the same combatants, faces
+        and round is served; faces not seen yet are handed to the procedure itself (:class:`ScriptedDice`),
+        so the rule stays in one place. With more combatants the same faces seldom come up twice: asked
+        the ordinary way."""
+        active = tuple([c.name for c in fight.state.combatants.values() if c.status == ACTIVE])
+        if len(active) > _FEW or not _initiative_unreplaced(self.setup):
+            return fight.initiative_event(number, dice)
+        labels = self.labels
+        faces = tuple([dice.roll(10, labels[name]) for name in active])
+        orders = self.orders
+        found = orders.get((active, faces, number))
+        if found is None:
+            # the same in any round but the first (first strike, ODD-INIT-5) but for its round number
+            base = orders.get((active, faces, _FIRST if number == 1 else _LATER))
+            if base is None:
+                base = fight.initiative_event(number, ScriptedDice(faces))
+            found = at_round(base, number)
+            if len(orders) >= 4096:
+                orders.clear()
+            orders[active, faces, _FIRST if number == 1 else _LATER] = base
+            orders[active, faces, number] = found
+        return found
 
     def play(
         self, fight: Fight, dice: DiceSource, pick: Callable[[FightState, str], Action], limit: int
@@ -96,6 +126,8 @@ class Lane:
         standing and nobody's status changed, the fight goes on (:func:`referee.rules.turns.goes_on`)."""
         ordinary = fight.step
         log = fight.events.append
+        # the initiative by faces where a few combatants fight (with more, the same faces seldom come up)
+        initiative = self.initiative if len(self.setup.combatants) <= _FEW else None
         setup = self.setup
         quiet: bool | None = None  # None: to be asked again
         contested = False  # two sides or more standing since the last end check (False: not known)
@@ -105,14 +137,16 @@ class Lane:
             if state.phase != "rounds" or not memo.ENABLED or state.setup is not setup:
                 if state.phase == "setup" and memo.ENABLED and state.setup is setup:
                     if fight.events:  # begun, no free round: the first round (what Fight.step takes then)
-                        fight.open_round(dice, self.start_hooks)
+                        fight.open_round(dice, self.start_hooks, initiative)
                     else:
                         fight.begin(dice)
                 else:  # the end, or a setup changed since (a latecomer)
                     ordinary(pick, dice)
                 quiet, contested = None, False
             elif not state.order and not state.free_round:
-                fight.open_round(dice, self.start_hooks)  # what Fight.step takes then, without asking again
+                fight.open_round(
+                    dice, self.start_hooks, self.initiative
+                )  # what Fight.step takes then, without asking again
                 quiet, contested = None, False
             else:
                 actor = state.next_actor()
@@ -278,6 +312,32 @@ def _round_hooks(setup: Setup) -> tuple[tuple[RoundHook, ...], tuple[RoundHook, 
         if hook is not house.garrotte_end_of_round and hook is not odd_hooks.holds_without_holder
     )
     return start, end
+
+
+def _initiative_unreplaced(setup: Setup) -> bool:
+    """Individual initiative with the procedures as imported and no segment delays: one d10 per active
+    combatant, in file order, is all :func:`referee.rules.initiative.roll_initiative` draws."""
+    i = initiative
+    return (
+        not i.DELAY_RULES
+        and setup.ruleset.initiative is not InitiativeOption.D10_GROUP
+        and i.roll_initiative is _INITIATIVE[0]
+        and i.roll_unit is _INITIATIVE[1]
+        and i.order_from_rolls is _INITIATIVE[2]
+        and i.apply_first_strike is _INITIATIVE[3]
+        and i.explain_order is _INITIATIVE[4]
+    )
+
+
+_INITIATIVE = (
+    initiative.roll_initiative,
+    initiative.roll_unit,
+    initiative.order_from_rolls,
+    initiative.apply_first_strike,
+    initiative.explain_order,
+)
+_FEW = 2  # active combatants at most for the initiative by faces (three already come up too many ways)
+_FIRST, _LATER = "first round", "a later round"  # the round-free events' keys (not a round number)
 
 
 def _quiet(state: FightState) -> bool:
