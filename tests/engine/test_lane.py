@@ -114,10 +114,10 @@ def test_a_replaced_roll_procedure_turns_the_lane_off(monkeypatch: pytest.Monkey
     assert lane.lane_for(setup, None) is None
 
 
-def test_the_duel_initiative_is_told_by_faces_as_the_procedure_tells_it(
+def test_the_duel_set_up_and_initiative_are_told_by_faces_as_the_procedures_tell_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # rule: ODD-INIT-1, ODD-INIT-2, ODD-INIT-3 (the same d10s, the same order and account, in every round)
+    # rule: ODD-HD-1, ODD-INIT-1, ODD-INIT-2, ODD-INIT-3 (the same dice, the same events, in every round)
     from referee.rules import memo
 
     if not memo.ENABLED:
@@ -126,8 +126,12 @@ def test_the_duel_initiative_is_told_by_faces_as_the_procedure_tells_it(
     found = lane.lane_for(setup, None)
     assert found is not None
     found.orders.clear()
+    found.setups.clear()
     with_lane = [_log(setup, seed) for seed in range(60)]
     assert found.orders  # told by faces, and served again
+    assert 0 < len(found.setups) <= 6  # the goblin's 1d6 hit points (ODD-HD-1), Angthar's fixed 30
+    melee = lane.lane_for(load_encounter(ROOT / "benchmarks" / "data" / "melee_3v4.yaml"), None)
+    assert melee is not None and melee.hit_dice() is None  # four orcs' hit dice: too many ways to keep
     monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
     assert [_log(setup, seed) for seed in range(60)] == with_lane
 

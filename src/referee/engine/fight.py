@@ -105,17 +105,22 @@ class Fight:
 
     # --- steps -------------------------------------------------------------------------------------
 
-    def begin(self, dice: DiceSource) -> list[Event]:
-        """Hit points (ODD-HD-1, ODD-HD-2), then surprise checks (ODD-SURP-1..5), then a free round."""
+    def begin(
+        self, dice: DiceSource, told: Callable[[Fight, DiceSource], Event] | None = None
+    ) -> list[Event]:
+        """Hit points (ODD-HD-1, ODD-HD-2), then surprise checks (ODD-SURP-1..5), then a free round. `told`:
+        the SETUP event for the dice drawn (the lane's, engine/lane.py), else worked out here."""
         if self.has_begun():
             raise IllegalActionError("the fight has already begun")
-        added = self.push([self._setup_event(dice)])
+        added = self.push([self.setup_event(dice) if told is None else told(self, dice)])
         surprise = self._surprise_events(dice)
         if surprise:
             added += self.push(surprise)
         return added
 
-    def _setup_event(self, dice: DiceSource) -> Event:
+    def setup_event(self, dice: DiceSource) -> Event:
+        """The SETUP event: each combatant's hit points (:func:`referee.rules.hit_points.roll_hit_points`),
+        their dice drawn from `dice`."""
         tape = DiceTape(dice)
         setup = self.setup
         hp = {c.name: hit_points.roll_hit_points(c, tape) for c in setup.combatants}

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from referee.dice import DiceSource, ScriptedDice
+from referee.dice import DiceSource, ScriptedDice, parse_dice
 from referee.engine import conditions, house, odd_hooks, odd_tactics, plan_reads, registry, tactics
 from referee.engine.actions import Action, Attack
 from referee.engine.caches import late
@@ -39,7 +39,7 @@ from referee.engine.routines import weapon_choices
 from referee.engine.state import ACTIVE, CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.model import Weapon
-from referee.rules import initiative, memo, targeting, turns
+from referee.rules import hit_points, initiative, memo, targeting, turns
 from referee.rules.context import AttackContext, AttackForm
 from referee.rules.options import FinishFallen
 from referee.rules.options import Initiative as InitiativeOption
@@ -81,7 +81,48 @@ class Lane:
         self.start_hooks, self.quiet_end_hooks = _round_hooks(setup)
         # each combatant's initiative die as roll_unit labels it, and the INITIATIVE events told by faces
         self.labels = {c.name: f"initiative {c.name}" for c in setup.combatants}
+        self.setups: dict[tuple[int, ...], Event] = {}
+        self.recipe: object = _MISSING
         self.orders: dict[tuple[tuple[str, ...], tuple[int, ...], int | str], Event] = {}
+
+    def told_setup(self, fight: Fight, dice: DiceSource) -> Event:
+        """The SETUP event (:meth:`Fight.setup_event`, ODD-HD-1, ODD-HD-2): where the hit dice of the setup
+        come up a few ways (a duel's goblin: six), their faces are drawn here in the order
+        :func:`referee.rules.hit_points.roll_hit_points` draws them and the event told for the same faces
+        served; faces not seen yet are handed to the procedure itself (:class:`ScriptedDice`)."""
+        recipe = self.hit_dice()
+        if recipe is None:
+            return fight.setup_event(dice)
+        draw = dice.roll
+        faces = tuple([draw(sides, purpose) for sides, purpose in recipe])
+        found = self.setups.get(faces)
+        if found is None:
+            found = fight.setup_event(ScriptedDice(faces))
+            if len(self.setups) >= 4096:
+                self.setups.clear()
+            self.setups[faces] = found
+        return found
+
+    def hit_dice(self) -> tuple[tuple[int, str], ...] | None:
+        """The dice the set-up's hit points draw, in order, as (sides, purpose); None when the procedure is
+        not the one imported, a roll is not a plain sum (its dice could depend on the faces) or the faces
+        come up too many ways to be worth keeping. Found by asking the procedure with a source that notes
+        what it draws (every face a 1), once per setup."""
+        if hit_points.roll_hit_points is not _ROLL_HP:
+            return None
+        if self.recipe is _MISSING:
+            probe = _Probe()
+            ways = 1
+            for c in self.setup.combatants:
+                if c.hp is None and c.hp_dice and parse_dice(c.hp_dice).plain is None:
+                    probe.asked = None
+                    break
+                hit_points.roll_hit_points(c, probe)
+            if probe.asked is not None:
+                for sides, _ in probe.asked:
+                    ways *= sides
+            self.recipe = tuple(probe.asked) if probe.asked is not None and ways <= _SETUP_WAYS else None
+        return self.recipe  # type: ignore[return-value]
 
     def initiative(self, fight: Fight, number: int, dice: DiceSource) -> Event:
         """Round `number`'s INITIATIVE event (:meth:`Fight.initiative_event`, ODD-INIT-1..6): with a few
@@ -139,7 +180,7 @@ class Lane:
                     if fight.events:  # begun, no free round: the first round (what Fight.step takes then)
                         fight.open_round(dice, self.start_hooks, initiative)
                     else:
-                        fight.begin(dice)
+                        fight.begin(dice, self.told_setup)
                 else:  # the end, or a setup changed since (a latecomer)
                     ordinary(pick, dice)
                 quiet, contested = None, False
@@ -312,6 +353,22 @@ def _round_hooks(setup: Setup) -> tuple[tuple[RoundHook, ...], tuple[RoundHook, 
         if hook is not house.garrotte_end_of_round and hook is not odd_hooks.holds_without_holder
     )
     return start, end
+
+
+class _Probe:
+    """A dice source that notes what is drawn (sides, purpose) and shows a 1 (:meth:`Lane.hit_dice`)."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[int, str]] | None = []
+
+    def roll(self, sides: int, purpose: str) -> int:
+        if self.asked is not None:
+            self.asked.append((sides, purpose))
+        return 1
+
+
+_ROLL_HP = hit_points.roll_hit_points
+_SETUP_WAYS = 64  # the set-up's hit dice faces come up at most this many ways: kept by faces
 
 
 def _initiative_unreplaced(setup: Setup) -> bool:
