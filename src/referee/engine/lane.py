@@ -172,6 +172,8 @@ class Lane:
         setup = self.setup
         quiet: bool | None = None  # None: to be asked again
         contested = False  # two sides or more standing since the last end check (False: not known)
+        # each side's default target while nobody's hit points or status change (a miss changes neither)
+        chosen: dict[str, str | None] = {}
         steps = 0
         while fight.state.phase != "over":
             state = fight.state
@@ -184,11 +186,11 @@ class Lane:
                 else:  # the end, or a setup changed since (a latecomer)
                     ordinary(pick, dice)
                 quiet, contested = None, False
+                chosen.clear()
             elif not state.order and not state.free_round:
-                fight.open_round(
-                    dice, self.start_hooks, self.initiative
-                )  # what Fight.step takes then, without asking again
+                fight.open_round(dice, self.start_hooks, initiative)  # what Fight.step takes then
                 quiet, contested = None, False
+                chosen.clear()
             else:
                 actor = state.next_actor()
                 if quiet is None:
@@ -199,26 +201,34 @@ class Lane:
                     else:
                         fight.close_round(dice, late("registry").END_OF_ROUND)
                     quiet, contested = None, False
+                    chosen.clear()
                 else:
                     weapons = self.weapons.get(actor)
                     events = (
-                        self.attack(state, actor, weapons, dice) if quiet and weapons is not None else None
+                        self.attack(state, actor, weapons, dice, chosen)
+                        if quiet and weapons is not None
+                        else None
                     )
                     if events is None:  # not a plain attack: the ordinary step's
                         ordinary(pick, dice)
                         quiet, contested = None, False
+                        chosen.clear()
                     else:
                         state.apply_logged(events, log)  # Fight.push_step, the end asked below
                         defeated = False
                         for e in events:
                             kind = e.type
-                            if kind is _DEFEAT:
-                                defeated = True
-                            elif kind is _ACTION:
+                            if kind is _ATTACK:
+                                continue
+                            if kind is _ACTION:
                                 data = e.data
                                 if "position" in data or "joins" in data:
                                     quiet = None
-                            elif kind is not _ATTACK and kind is not _DAMAGE:
+                                continue
+                            chosen.clear()  # hit points or a status changed: the targets are chosen afresh
+                            if kind is _DEFEAT:
+                                defeated = True
+                            elif kind is not _DAMAGE:
                                 quiet = None  # a fumble's or a critical's consequences (their hooks)
                         if defeated or quiet is None or not contested:
                             fight._maybe_end()
@@ -228,14 +238,25 @@ class Lane:
                 raise RuntimeError("fight did not end")
 
     def attack(
-        self, state: FightState, actor: str, weapons: list[str | None], dice: DiceSource
+        self,
+        state: FightState,
+        actor: str,
+        weapons: list[str | None],
+        dice: DiceSource,
+        chosen: dict[str, str | None],
     ) -> list[Event] | None:
         """The events of `actor`'s plain attack on the default target in a state where nobody has a condition
-        or a grid position, dice drawn; None (no die drawn) when it is not such a step."""
-        target = self.target(state, actor)
+        or a grid position, dice drawn; None (no die drawn) when it is not such a step. `chosen`: the target
+        of each side, kept by the caller while no hit points or status change (what the choice reads)."""
+        attacker = state.combatants[actor]
+        side = attacker.side
+        if side in chosen:
+            target = chosen[side]
+        else:
+            target = chosen[side] = self.target(state, side)
         if target is None:
             return None
-        attacker, defender = state.combatants[actor], state.combatants[target]
+        defender = state.combatants[target]
         distance = off_grid_gap(state, attacker, defender)  # no grid: the gap left (ODD-ACT-ATK)
         contexts = self.contexts
         for weapon in weapons:
@@ -299,9 +320,9 @@ class Lane:
             self.forms[key] = found
         return found  # type: ignore[return-value]
 
-    def target(self, state: FightState, actor: str) -> str | None:
-        """The default target (:func:`referee.rules.targeting.choose_target`, option `finish_fallen` off)."""
-        side = state.combatants[actor].side
+    def target(self, state: FightState, side: str) -> str | None:
+        """The default target of a combatant of `side` (:func:`referee.rules.targeting.choose_target`,
+        option `finish_fallen` off)."""
         order = self.order
         return targeting.choose_target(
             [
