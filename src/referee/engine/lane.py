@@ -159,9 +159,11 @@ class Lane:
         :meth:`Fight.step` (`pick` choosing), the same events in the same order. After more than `limit`
         steps, the bug guard's error (a fight must end).
 
-        One loop for the whole fight, so that what a step cannot have changed is not asked again: whether
-        anybody has a condition or a grid position (:func:`_quiet`) is asked after a step only if one of its
-        events could give one (a CONDITION, a SETUP, an ACTION with a position or a latecomer), and the
+        One loop for the whole fight, so that what a step cannot have changed is not asked again (a round's
+        start or end that tells only its marker and order changes nothing asked here): whether anybody has
+        a condition or a grid position (:func:`_quiet`) is asked after a step only if one of its events
+        could give one (a CONDITION, a SETUP, an ACTION with a position or a latecomer), each side's default
+        target only after a step that changed hit points or a status (a miss changes neither), and the
         fight's end (:meth:`Fight._maybe_end`, ODD-ROUND-4) only after a plain attack that defeated
         somebody or while fewer than two sides stand: in the middle of a round, with two sides or more
         standing and nobody's status changed, the fight goes on (:func:`referee.rules.turns.goes_on`)."""
@@ -188,20 +190,23 @@ class Lane:
                 quiet, contested = None, False
                 chosen.clear()
             elif not state.order and not state.free_round:
-                fight.open_round(dice, self.start_hooks, initiative)  # what Fight.step takes then
-                quiet, contested = None, False
-                chosen.clear()
+                # what Fight.step takes then; the marker and the order change no condition, hit points or
+                # status: what was known stays known unless a start-of-round hook told something
+                if len(fight.open_round(dice, self.start_hooks, initiative)) != 2:
+                    quiet, contested = None, False
+                    chosen.clear()
             else:
                 actor = state.next_actor()
                 if quiet is None:
                     quiet = _quiet(state)
                 if actor is None:
                     if quiet:  # no condition to answer to or to expire
-                        fight.close_round(dice, self.quiet_end_hooks, expiry=False)
+                        ended = fight.close_round(dice, self.quiet_end_hooks, expiry=False)
                     else:
-                        fight.close_round(dice, late("registry").END_OF_ROUND)
-                    quiet, contested = None, False
-                    chosen.clear()
+                        ended = fight.close_round(dice, late("registry").END_OF_ROUND)
+                    if len(ended) != 1:  # more than the marker: a hook's, an expiry's or the fight's end
+                        quiet, contested = None, False
+                        chosen.clear()
                 else:
                     weapons = self.weapons.get(actor)
                     events = (
