@@ -153,3 +153,23 @@ def test_a_replaced_initiative_roll_is_rolled_in_the_lane(monkeypatch: pytest.Mo
     assert lane.lane_for(setup, None) is not None  # the attacks still take the lane
     [_log(setup, seed) for seed in range(10)]
     assert len(asked) >= 20  # each round's two rolls by the house rule
+
+
+def test_a_hit_on_a_twin_is_told_once_and_served_with_the_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-ATK-2, ODD-HP-1 (the same damage on each of four orcs equal but for the name)
+    from referee.engine import plain_attack
+    from referee.rules import memo
+
+    if not memo.ENABLED:
+        pytest.skip("the engine's caches are off (REFEREE_ENGINE_CACHES=off): no families")
+    setup = load_encounter(ROOT / "benchmarks" / "data" / "melee_3v4.yaml")
+    orcs = [c for c in setup.combatants if c.side == "Orcs"]
+    assert all(plain_attack._twin(setup, c) is orcs[0] for c in orcs)
+    assert all(plain_attack._twin(setup, c) is None for c in setup.combatants if c.side == "Party")
+    plain_attack._FAMILIES.clear()
+    with_lane = [_log(setup, seed) for seed in range(40)]
+    twins = [told for key, (_, told, _sheet) in plain_attack._FAMILIES.items() if key[-1] == "twins"]
+    assert twins and any(twins)  # the party's hits on the orcs, told once for the four
+    assert all(e.type == "damage" for told in twins for e in told.values())  # never a DEFEAT (it names them)
+    monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
+    assert [_log(setup, seed) for seed in range(40)] == with_lane
