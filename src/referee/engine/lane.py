@@ -6,8 +6,10 @@ step passes six tactics overrides, the closing-in check, the target choice, the 
 resolver's dispatch, the retarget rules and ten after-attack hooks, each finding nothing to do. This
 module takes it directly: :func:`lane_for` decides once per setup whether the lane may play its fights
 at all (the default tactics and the engine's own lists of hooks, no `tactic`, no grid), and
-:meth:`Lane.step` checks, before any die is rolled, that this step is such a step (no combatant with a
-condition, a single attack); any other step is left to :meth:`Fight.step`, unchanged.
+:meth:`Lane.play` plays such a fight to its end in one loop, checking before any die is rolled that each
+step is such a step (no combatant with a condition, a single attack); any other step is left to
+:meth:`Fight.step`, unchanged. Where a few combatants fight, the set-up's hit points and each round's
+initiative are told by their dice (:meth:`Lane.told_setup`, :meth:`Lane.initiative`), as plain attacks are.
 
 Why skipping is safe, hook by hook, for a melee or missile attack with no situation and no conditions
 anywhere: the overrides answer only to conditions (unable to act, held, netted, garrotting, casting) or a
