@@ -251,7 +251,11 @@ def explain_order(
     notes: list[str] = []
     by_roll: dict[int, list[UnitRoll]] = {}
     for r in rolls:
-        by_roll.setdefault(r.key[0], []).append(r)
+        group = by_roll.get(r.key[0])
+        if group is None:
+            by_roll[r.key[0]] = [r]  # a list only for a roll not seen yet (setdefault makes one each time)
+        else:
+            group.append(r)
     for tied in (group for group in by_roll.values() if len(group) > 1):
         by_dex, same, told = _tie(grouped, tied)
         notes += told
@@ -270,7 +274,7 @@ def _tie(grouped: bool, tied: Sequence[UnitRoll]) -> tuple[bool, str | None, tup
     """One roll shared by several units: whether Dex broke it (ODD-INIT-2), the rule of those left acting
     together (ODD-INIT-3, GAP-INIT-GROUP-TIE) and the notes; a pure function of the units and their keys,
     told once for them (seven combatants' d10s tie most rounds, the same few ways)."""
-    key = (grouped, tuple((r.unit, r.key) for r in tied))
+    key = (grouped, tuple([(r.unit, r.key) for r in tied]))
     found = _TIES.get(key) if memo.ENABLED else None
     if found is None:
         found = _told_tie(grouped, tied)
