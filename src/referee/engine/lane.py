@@ -129,13 +129,13 @@ class Lane:
     def initiative(self, fight: Fight, number: int, dice: DiceSource) -> Event:
         """Round `number`'s INITIATIVE event (:meth:`Fight.initiative_event`, ODD-INIT-1..6): with a few
         combatants active and the procedures as imported (one d10 each, no segment delays, no group
-        initiative), the d10s are drawn here in the order :func:`referee.rules.initiative.roll_initiative`
+        initiative: :meth:`play` asks when the fight begins), the d10s are drawn here in the order :func:`referee.rules.initiative.roll_initiative`
         draws them (the active combatants in file order) and the event told for the same combatants, faces
         and round is served; faces not seen yet are handed to the procedure itself (:class:`ScriptedDice`),
         so the rule stays in one place. With more combatants the same faces seldom come up twice: asked
         the ordinary way."""
         active = tuple([c.name for c in fight.state.combatants.values() if c.status == ACTIVE])
-        if len(active) > _FEW or not _initiative_unreplaced(self.setup):
+        if len(active) > _FEW:  # the procedures were checked unreplaced when the fight began (play)
             return fight.initiative_event(number, dice)
         labels = self.labels
         faces = tuple([dice.roll(10, labels[name]) for name in active])
@@ -171,9 +171,11 @@ class Lane:
         standing and nobody's status changed, the fight goes on (:func:`referee.rules.turns.goes_on`)."""
         ordinary = fight.step
         log = fight.events.append
-        # the initiative by faces where a few combatants fight (with more, the same faces seldom come up)
-        initiative = self.initiative if len(self.setup.combatants) <= _FEW else None
         setup = self.setup
+        # the initiative by faces where a few combatants fight (with more, the same faces seldom come up),
+        # while the procedures are the ones imported: asked once a fight, as the lane's lists are
+        few = len(setup.combatants) <= _FEW and _initiative_unreplaced(setup)
+        initiative = self.initiative if few else None
         quiet: bool | None = None  # None: to be asked again
         contested = False  # two sides or more standing since the last end check (False: not known)
         # each side's default target while nobody's hit points or status change (a miss changes neither)
