@@ -127,6 +127,10 @@ class _Count:
                 self.alive[i] += cs.status != hit_points.DEAD
                 self.standing[i] += cs.is_active()
                 self.hp_left[i] += max(cs.hp, 0)
+            # the fight is dropped here: its combatants let go of its state, so that reference counts free
+            # them at once (a cycle would be left to the collector, a twentieth of a duel's batch)
+            for cs in state.combatants.values():
+                cs.fight = None
         return self
 
     def counts(self) -> tuple[int, int, int, list[int], list[int], list[int], list[int], list[int]]:
