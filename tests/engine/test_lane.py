@@ -112,3 +112,64 @@ def test_a_replaced_roll_procedure_turns_the_lane_off(monkeypatch: pytest.Monkey
     setup = load_encounter(ROOT / "examples" / "duel.yaml")
     monkeypatch.setattr(attack_roll, "roll_damage", lambda plan, outcome, dice: (1, (), "1"))
     assert lane.lane_for(setup, None) is None
+
+
+def test_the_duel_set_up_and_initiative_are_told_by_faces_as_the_procedures_tell_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # rule: ODD-HD-1, ODD-INIT-1, ODD-INIT-2, ODD-INIT-3 (the same dice, the same events, in every round)
+    from referee.rules import memo
+
+    if not memo.ENABLED:
+        pytest.skip("the engine's caches are off (REFEREE_ENGINE_CACHES=off): no lane")
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    found = lane.lane_for(setup, None)
+    assert found is not None
+    found.orders.clear()
+    found.setups.clear()
+    with_lane = [_log(setup, seed) for seed in range(60)]
+    assert found.orders  # told by faces, and served again
+    assert 0 < len(found.setups) <= 6  # the goblin's 1d6 hit points (ODD-HD-1), Angthar's fixed 30
+    melee = lane.lane_for(load_encounter(ROOT / "benchmarks" / "data" / "melee_3v4.yaml"), None)
+    assert melee is not None and melee.hit_dice() is None  # four orcs' hit dice: too many ways to keep
+    monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
+    assert [_log(setup, seed) for seed in range(60)] == with_lane
+
+
+def test_a_replaced_initiative_roll_is_rolled_in_the_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-INIT-1 (a house rule's initiative roll, d10 + 1 here, is the one rolled)
+    from referee.rules import initiative
+
+    setup = load_encounter(ROOT / "examples" / "duel.yaml")
+    real = initiative.roll_unit
+    asked: list[str] = []
+
+    def plus_one(ruleset: Any, unit: str, members: Any, number: int, dice: Any) -> Any:
+        asked.append(unit)
+        made = real(ruleset, unit, members, number, dice)
+        return initiative.UnitRoll(made.unit, made.face, (made.key[0] + 1, *made.key[1:]))
+
+    monkeypatch.setattr(initiative, "roll_unit", plus_one)
+    assert lane.lane_for(setup, None) is not None  # the attacks still take the lane
+    [_log(setup, seed) for seed in range(10)]
+    assert len(asked) >= 20  # each round's two rolls by the house rule
+
+
+def test_a_hit_on_a_twin_is_told_once_and_served_with_the_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-ATK-2, ODD-HP-1 (the same damage on each of four orcs equal but for the name)
+    from referee.engine import plain_attack
+    from referee.rules import memo
+
+    if not memo.ENABLED:
+        pytest.skip("the engine's caches are off (REFEREE_ENGINE_CACHES=off): no families")
+    setup = load_encounter(ROOT / "benchmarks" / "data" / "melee_3v4.yaml")
+    orcs = [c for c in setup.combatants if c.side == "Orcs"]
+    assert all(plain_attack._twin(setup, c) is orcs[0] for c in orcs)
+    assert all(plain_attack._twin(setup, c) is None for c in setup.combatants if c.side == "Party")
+    plain_attack._FAMILIES.clear()
+    with_lane = [_log(setup, seed) for seed in range(40)]
+    twins = [told for key, (_, told, _sheet) in plain_attack._FAMILIES.items() if key[-1] == "twins"]
+    assert twins and any(twins)  # the party's hits on the orcs, told once for the four
+    assert all(e.type == "damage" for told in twins for e in told.values())  # never a DEFEAT (it names them)
+    monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
+    assert [_log(setup, seed) for seed in range(40)] == with_lane

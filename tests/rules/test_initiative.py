@@ -194,3 +194,31 @@ def test_an_initiative_house_rule_reaches_the_engine(monkeypatch: pytest.MonkeyP
     # the exact procedure sees the same rule: Angthar first unless the goblin rolls 4 or more above him
     dist = chance.distribution(lambda d: order_of(setup, d))
     assert dist[(("Goblin",), ("Angthar",))] == Fraction(21, 100)
+
+
+def test_the_units_rolled_in_one_loop_as_roll_unit_rolls_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-INIT-1, ODD-INIT-2, ODD-INIT-3: under individual initiative roll_initiative draws each d10
+    # itself (roll_unit's own answers); the same dice, labels, order, rule and notes as asking roll_unit
+    from pathlib import Path
+
+    from referee.dice import DiceTape, RandomDice
+    from referee.files import load_encounter
+
+    melee = load_encounter(Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "melee_3v4.yaml")
+    active = list(melee.combatants)
+    source = RandomDice(11)
+
+    def told(rounds: int) -> list[tuple[object, ...]]:
+        out = []
+        for number in range(1, rounds + 1):
+            tape = DiceTape(source)
+            found = initiative.roll_initiative(melee.ruleset, active, melee.sides, number, tape)
+            out.append((tape.take(), found.order, found.rolls, found.rule, found.notes, found.first_strike))
+        return out
+
+    source.reseed(5)
+    fast = told(40)
+    real = initiative.roll_unit
+    monkeypatch.setattr(initiative, "roll_unit", lambda *args: real(*args))  # the procedure asked per unit
+    source.reseed(5)
+    assert told(40) == fast

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from referee.files import load_encounter
+from referee.files import Setup, load_encounter
 from referee.sim import engine_path
+from referee.sim.result import Tally
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -114,3 +116,28 @@ def test_parts_a_helper_does_not_send_back_are_played_here(monkeypatch: pytest.M
         assert (t.fights, t.wins.tolist(), t.rounds.tolist(), t.hp_left.tolist()) == (
             90, one.wins.tolist(), one.rounds.tolist(), one.hp_left.tolist()
         )  # fmt: skip
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_the_collector_is_given_back_as_it_was(processes: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # rule: ODD-ROUND-4 (the same tally); what was made before a batch is set aside from the collector's
+    # passes while it is played, and given back after, its thresholds too
+    if threading.active_count() > 1:
+        pytest.skip("a process with threads keeps its collector's settings as they are")
+    thresholds, frozen = gc.get_threshold(), gc.get_freeze_count()
+    seen: list[tuple[int, int]] = []
+    played = engine_path.play
+
+    def watched(setup: Setup, seeds: list[int]) -> Tally:
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count()))
+        return played(setup, seeds)
+
+    monkeypatch.setattr(engine_path, "play", watched)
+    try:
+        found = _tally("duel.yaml", engine_path.SPLIT_AT, processes=processes)
+    finally:
+        engine_path.close_helpers()
+    assert found == _tally("duel.yaml", engine_path.SPLIT_AT, processes=1)
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (thresholds, frozen)
+    if processes == 1 and not frozen and gc.isenabled():
+        assert seen[0][0] >= engine_path._YOUNG and seen[0][1] > 0

@@ -105,17 +105,22 @@ class Fight:
 
     # --- steps -------------------------------------------------------------------------------------
 
-    def begin(self, dice: DiceSource) -> list[Event]:
-        """Hit points (ODD-HD-1, ODD-HD-2), then surprise checks (ODD-SURP-1..5), then a free round."""
+    def begin(
+        self, dice: DiceSource, told: Callable[[Fight, DiceSource], Event] | None = None
+    ) -> list[Event]:
+        """Hit points (ODD-HD-1, ODD-HD-2), then surprise checks (ODD-SURP-1..5), then a free round. `told`:
+        the SETUP event for the dice drawn (the lane's, engine/lane.py), else worked out here."""
         if self.has_begun():
             raise IllegalActionError("the fight has already begun")
-        added = self.push([self._setup_event(dice)])
+        added = self.push([self.setup_event(dice) if told is None else told(self, dice)])
         surprise = self._surprise_events(dice)
         if surprise:
             added += self.push(surprise)
         return added
 
-    def _setup_event(self, dice: DiceSource) -> Event:
+    def setup_event(self, dice: DiceSource) -> Event:
+        """The SETUP event: each combatant's hit points (:func:`referee.rules.hit_points.roll_hit_points`),
+        their dice drawn from `dice`."""
         tape = DiceTape(dice)
         setup = self.setup
         hp = {c.name: hit_points.roll_hit_points(c, tape) for c in setup.combatants}
@@ -185,15 +190,21 @@ class Fight:
             raise IllegalActionError(f"cannot start a round now (the fight needs: {self.needs()})")
         return self.open_round(dice, caches.late("registry").START_OF_ROUND)
 
-    def open_round(self, dice: DiceSource, hooks: Iterable[RoundHook]) -> list[Event]:
+    def open_round(
+        self,
+        dice: DiceSource,
+        hooks: Iterable[RoundHook],
+        initiative: Callable[[Fight, int, DiceSource], Event] | None = None,
+    ) -> list[Event]:
         """The round start of :meth:`start_round` when the fight needs one, with these start-of-round hooks
-        (the lane leaves out those that cannot answer in its fights, engine/lane.py)."""
+        (the lane leaves out those that cannot answer in its fights, engine/lane.py) and the INITIATIVE
+        event told by `initiative` (the lane's, for the same dice the same event) or worked out here."""
         number = self.state.round + 1
         apply, log = self.state.apply, self.events.append
         marker = _round_marker(EventType.ROUND_START, number)
         apply(marker)
         log(marker)
-        order = self._initiative_event(number, dice)
+        order = self.initiative_event(number, dice) if initiative is None else initiative(self, number, dice)
         apply(order)
         log(order)
         added = [marker, order]
@@ -203,7 +214,9 @@ class Fight:
                 added += self.push(found)
         return added
 
-    def _initiative_event(self, number: int, dice: DiceSource) -> Event:
+    def initiative_event(self, number: int, dice: DiceSource) -> Event:
+        """Round `number`'s INITIATIVE event (:func:`referee.rules.initiative.roll_initiative`, ODD-INIT-1..6)
+        for the combatants active now, its dice drawn from `dice`."""
         tape = DiceTape(dice)
         active = [c.spec for c in self.state.combatants.values() if c.status == hit_points.ACTIVE]
         found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)
@@ -420,12 +433,13 @@ def run_fight(
     pick = choose or caches.late("tactics").choose_action
     steps = 0
     limit = 10_000 + 1_000 * setup.max_rounds * max(1, len(setup.combatants))
-    step = fight.step
     lane = caches.late("lane").lane_for(setup, choose)  # the plain attacks, without the layers
-    plain = lane.step if lane is not None else None
+    if lane is not None:
+        lane.play(fight, dice, pick, limit)
+        return fight
+    step = fight.step
     while fight.state.phase != "over":
-        if plain is None or not plain(fight, dice):
-            step(pick, dice)
+        step(pick, dice)
         steps += 1
         if steps > limit:  # a bug guard: a fight must end (round limit)
             raise RuntimeError("fight did not end")

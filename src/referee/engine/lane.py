@@ -6,8 +6,10 @@ step passes six tactics overrides, the closing-in check, the target choice, the 
 resolver's dispatch, the retarget rules and ten after-attack hooks, each finding nothing to do. This
 module takes it directly: :func:`lane_for` decides once per setup whether the lane may play its fights
 at all (the default tactics and the engine's own lists of hooks, no `tactic`, no grid), and
-:meth:`Lane.step` checks, before any die is rolled, that this step is such a step (no combatant with a
-condition, a single attack); any other step is left to :meth:`Fight.step`, unchanged.
+:meth:`Lane.play` plays such a fight to its end in one loop, checking before any die is rolled that each
+step is such a step (no combatant with a condition, a single attack); any other step is left to
+:meth:`Fight.step`, unchanged. Where a few combatants fight, the set-up's hit points and each round's
+initiative are told by their dice (:meth:`Lane.told_setup`, :meth:`Lane.initiative`), as plain attacks are.
 
 Why skipping is safe, hook by hook, for a melee or missile attack with no situation and no conditions
 anywhere: the overrides answer only to conditions (unable to act, held, netted, garrotting, casting) or a
@@ -27,10 +29,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from referee.dice import DiceSource
+from referee.dice import DiceSource, ScriptedDice, parse_dice
 from referee.engine import conditions, house, odd_hooks, odd_tactics, plan_reads, registry, tactics
 from referee.engine.actions import Action, Attack
 from referee.engine.caches import late
+from referee.engine.events import Event, EventType, at_round
 from referee.engine.odd_tactics import NO_SITUATION
 from referee.engine.plain_attack import plain_attack_events, unreplaced
 from referee.engine.resolve import attack_form, off_grid_gap, resolve_attack
@@ -38,7 +41,7 @@ from referee.engine.routines import weapon_choices
 from referee.engine.state import ACTIVE, CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.model import Weapon
-from referee.rules import memo, targeting
+from referee.rules import hit_points, initiative, memo, targeting, turns
 from referee.rules.context import AttackContext, AttackForm
 from referee.rules.options import FinishFallen
 from referee.rules.options import Initiative as InitiativeOption
@@ -78,36 +81,191 @@ class Lane:
         self.contexts: dict[tuple[str, str | None, str, int], tuple[AttackContext, int | None]] = {}
         self.numbers: dict[tuple[str, str | None, str, int], int | None] = {}
         self.start_hooks, self.quiet_end_hooks = _round_hooks(setup)
+        # each combatant's initiative die as roll_unit labels it, and the INITIATIVE events told by faces
+        self.labels = {c.name: f"initiative {c.name}" for c in setup.combatants}
+        self.setups: dict[tuple[int, ...], Event] = {}
+        self.recipe: object = _MISSING
+        self.orders: dict[tuple[tuple[str, ...], tuple[int, ...], int | str], Event] = {}
 
-    def step(self, fight: Fight, dice: DiceSource) -> bool:
-        """Take the fight's next step when it is a plain attack, a round's start or its end (True); else
-        touch nothing (False)."""
-        state = fight.state
-        if state.phase != "rounds" or not memo.ENABLED or state.setup is not self.setup:
-            if state.phase == "setup" and memo.ENABLED and state.setup is self.setup:
-                if fight.events:  # begun, no free round: the first round (what Fight.step takes then)
-                    fight.open_round(dice, self.start_hooks)
-                else:
-                    fight.begin(dice)
-                return True
-            return False  # the end, or a setup changed since (a latecomer)
-        if not state.order and not state.free_round:
-            fight.open_round(dice, self.start_hooks)  # what Fight.step takes then, without asking again
-            return True
-        actor = state.next_actor()
-        if actor is None:
-            if _quiet(state):  # no condition to answer to or to expire
-                fight.close_round(dice, self.quiet_end_hooks, expiry=False)
+    def told_setup(self, fight: Fight, dice: DiceSource) -> Event:
+        """The SETUP event (:meth:`Fight.setup_event`, ODD-HD-1, ODD-HD-2): where the hit dice of the setup
+        come up a few ways (a duel's goblin: six), their faces are drawn here in the order
+        :func:`referee.rules.hit_points.roll_hit_points` draws them and the event told for the same faces
+        served; faces not seen yet are handed to the procedure itself (:class:`ScriptedDice`)."""
+        recipe = self.hit_dice()
+        if recipe is None:
+            return fight.setup_event(dice)
+        draw = dice.roll
+        faces = tuple([draw(sides, purpose) for sides, purpose in recipe])
+        found = self.setups.get(faces)
+        if found is None:
+            found = fight.setup_event(ScriptedDice(faces))
+            if len(self.setups) >= 4096:
+                self.setups.clear()
+            self.setups[faces] = found
+        return found
+
+    def hit_dice(self) -> tuple[tuple[int, str], ...] | None:
+        """The dice the set-up's hit points draw, in order, as (sides, purpose); None when the procedure is
+        not the one imported, a roll is not a plain sum (its dice could depend on the faces) or the faces
+        come up too many ways to be worth keeping. Found by asking the procedure with a source that notes
+        what it draws (every face a 1), once per setup."""
+        if hit_points.roll_hit_points is not _ROLL_HP:
+            return None
+        if self.recipe is _MISSING:
+            probe = _Probe()
+            ways = 1
+            for c in self.setup.combatants:
+                if c.hp is None and c.hp_dice and parse_dice(c.hp_dice).plain is None:
+                    probe.asked = None
+                    break
+                hit_points.roll_hit_points(c, probe)
+            if probe.asked is not None:
+                for sides, _ in probe.asked:
+                    ways *= sides
+            self.recipe = tuple(probe.asked) if probe.asked is not None and ways <= _SETUP_WAYS else None
+        return self.recipe  # type: ignore[return-value]
+
+    def initiative(self, fight: Fight, number: int, dice: DiceSource) -> Event:
+        """Round `number`'s INITIATIVE event (:meth:`Fight.initiative_event`, ODD-INIT-1..6): with a few
+        combatants active and the procedures as imported (one d10 each, no segment delays, no group
+        initiative: :meth:`play` asks when the fight begins), the d10s are drawn here in the order :func:`referee.rules.initiative.roll_initiative`
+        draws them (the active combatants in file order) and the event told for the same combatants, faces
+        and round is served; faces not seen yet are handed to the procedure itself (:class:`ScriptedDice`),
+        so the rule stays in one place. With more combatants the same faces seldom come up twice: asked
+        the ordinary way."""
+        active = tuple([c.name for c in fight.state.combatants.values() if c.status == ACTIVE])
+        if len(active) > _FEW:  # the procedures were checked unreplaced when the fight began (play)
+            return fight.initiative_event(number, dice)
+        labels = self.labels
+        faces = tuple([dice.roll(10, labels[name]) for name in active])
+        orders = self.orders
+        found = orders.get((active, faces, number))
+        if found is None:
+            # the same in any round but the first (first strike, ODD-INIT-5) but for its round number
+            base = orders.get((active, faces, _FIRST if number == 1 else _LATER))
+            if base is None:
+                base = fight.initiative_event(number, ScriptedDice(faces))
+            found = at_round(base, number)
+            if len(orders) >= 4096:
+                orders.clear()
+            orders[active, faces, _FIRST if number == 1 else _LATER] = base
+            orders[active, faces, number] = found
+        return found
+
+    def play(
+        self, fight: Fight, dice: DiceSource, pick: Callable[[FightState, str], Action], limit: int
+    ) -> None:
+        """Play `fight` to its end, as :func:`referee.engine.fight.run_fight`'s loop of :meth:`Fight.step`
+        would: the set-up, each round's start and end and each plain attack here, any other step by
+        :meth:`Fight.step` (`pick` choosing), the same events in the same order. After more than `limit`
+        steps, the bug guard's error (a fight must end).
+
+        One loop for the whole fight, so that what a step cannot have changed is not asked again (a round's
+        start or end that tells only its marker and order changes nothing asked here): whether anybody has
+        a condition or a grid position (:func:`_quiet`) is asked after a step only if one of its events
+        could give one (a CONDITION, a SETUP, an ACTION with a position or a latecomer), each side's default
+        target only after a step that changed hit points or a status (a miss changes neither), and the
+        fight's end (:meth:`Fight._maybe_end`, ODD-ROUND-4) only after a plain attack that defeated
+        somebody or while fewer than two sides stand: in the middle of a round, with two sides or more
+        standing and nobody's status changed, the fight goes on (:func:`referee.rules.turns.goes_on`)."""
+        ordinary = fight.step
+        log = fight.events.append
+        setup = self.setup
+        # the initiative by faces where a few combatants fight (with more, the same faces seldom come up),
+        # while the procedures are the ones imported: asked once a fight, as the lane's lists are
+        few = len(setup.combatants) <= _FEW and _initiative_unreplaced(setup)
+        initiative = self.initiative if few else None
+        quiet: bool | None = None  # None: to be asked again
+        contested = False  # two sides or more standing since the last end check (False: not known)
+        # each side's default target while nobody's hit points or status change (a miss changes neither)
+        chosen: dict[str, str | None] = {}
+        steps = 0
+        while fight.state.phase != "over":
+            state = fight.state
+            if state.phase != "rounds" or not memo.ENABLED or state.setup is not setup:
+                if state.phase == "setup" and memo.ENABLED and state.setup is setup:
+                    if fight.events:  # begun, no free round: the first round (what Fight.step takes then)
+                        fight.open_round(dice, self.start_hooks, initiative)
+                    else:
+                        fight.begin(dice, self.told_setup)
+                else:  # the end, or a setup changed since (a latecomer)
+                    ordinary(pick, dice)
+                quiet, contested = None, False
+                chosen.clear()
+            elif not state.order and not state.free_round:
+                # what Fight.step takes then; the marker and the order change no condition, hit points or
+                # status: what was known stays known unless a start-of-round hook told something
+                if len(fight.open_round(dice, self.start_hooks, initiative)) != 2:
+                    quiet, contested = None, False
+                    chosen.clear()
             else:
-                fight.close_round(dice, late("registry").END_OF_ROUND)
-            return True
-        weapons = self.weapons.get(actor)
-        if weapons is None or not _quiet(state):
-            return False
-        target = self.target(state, actor)
+                actor = state.next_actor()
+                if quiet is None:
+                    quiet = _quiet(state)
+                if actor is None:
+                    if quiet:  # no condition to answer to or to expire
+                        ended = fight.close_round(dice, self.quiet_end_hooks, expiry=False)
+                    else:
+                        ended = fight.close_round(dice, late("registry").END_OF_ROUND)
+                    if len(ended) != 1:  # more than the marker: a hook's, an expiry's or the fight's end
+                        quiet, contested = None, False
+                        chosen.clear()
+                else:
+                    weapons = self.weapons.get(actor)
+                    events = (
+                        self.attack(state, actor, weapons, dice, chosen)
+                        if quiet and weapons is not None
+                        else None
+                    )
+                    if events is None:  # not a plain attack: the ordinary step's
+                        ordinary(pick, dice)
+                        quiet, contested = None, False
+                        chosen.clear()
+                    else:
+                        state.apply_logged(events, log)  # Fight.push_step, the end asked below
+                        defeated = False
+                        for e in events:
+                            kind = e.type
+                            if kind is _ATTACK:
+                                continue
+                            if kind is _ACTION:
+                                data = e.data
+                                if "position" in data or "joins" in data:
+                                    quiet = None
+                                continue
+                            chosen.clear()  # hit points or a status changed: the targets are chosen afresh
+                            if kind is _DEFEAT:
+                                defeated = True
+                            elif kind is not _DAMAGE:
+                                quiet = None  # a fumble's or a critical's consequences (their hooks)
+                        if defeated or quiet is None or not contested:
+                            fight._maybe_end()
+                            contested = state.phase != "over" and state.several_sides_standing()
+            steps += 1
+            if steps > limit:  # a bug guard: a fight must end (round limit)
+                raise RuntimeError("fight did not end")
+
+    def attack(
+        self,
+        state: FightState,
+        actor: str,
+        weapons: list[str | None],
+        dice: DiceSource,
+        chosen: dict[str, str | None],
+    ) -> list[Event] | None:
+        """The events of `actor`'s plain attack on the default target in a state where nobody has a condition
+        or a grid position, dice drawn; None (no die drawn) when it is not such a step. `chosen`: the target
+        of each side, kept by the caller while no hit points or status change (what the choice reads)."""
+        attacker = state.combatants[actor]
+        side = attacker.side
+        if side in chosen:
+            target = chosen[side]
+        else:
+            target = chosen[side] = self.target(state, side)
         if target is None:
-            return False
-        attacker, defender = state.combatants[actor], state.combatants[target]
+            return None
+        defender = state.combatants[target]
         distance = off_grid_gap(state, attacker, defender)  # no grid: the gap left (ODD-ACT-ATK)
         contexts = self.contexts
         for weapon in weapons:
@@ -130,15 +288,14 @@ class Lane:
             try:
                 declared = made[1]
                 plan = (
-                    plan_reads.declared_plan(ctx, declared, quiet=True)  # _quiet(state) above
+                    plan_reads.declared_plan(ctx, declared, quiet=True)  # _quiet(state): the caller's
                     if declared is not None
                     else plan_reads.recorded_plan(ctx)
                 )
             except IllegalActionError:
                 continue
-            fight.push_step(plain_attack_events(state, ctx, plan, dice))
-            return True
-        return False  # no legal attack: closing in or a refusal, the ordinary step's
+            return plain_attack_events(state, ctx, plan, dice)
+        return None  # no legal attack: closing in or a refusal, the ordinary step's
 
     def number(self, key: tuple[str, str | None, str, int], ctx: AttackContext) -> int | None:
         """The number the plans of `ctx` are kept under (:func:`plan_reads.declared_number`): the same in
@@ -172,9 +329,9 @@ class Lane:
             self.forms[key] = found
         return found  # type: ignore[return-value]
 
-    def target(self, state: FightState, actor: str) -> str | None:
-        """The default target (:func:`referee.rules.targeting.choose_target`, option `finish_fallen` off)."""
-        side = state.combatants[actor].side
+    def target(self, state: FightState, side: str) -> str | None:
+        """The default target of a combatant of `side` (:func:`referee.rules.targeting.choose_target`,
+        option `finish_fallen` off)."""
         order = self.order
         return targeting.choose_target(
             [
@@ -204,6 +361,8 @@ def _context(
 
 
 _MISSING = object()
+_GOES_ON = turns.goes_on
+_ACTION, _ATTACK, _DAMAGE, _DEFEAT = EventType.ACTION, EventType.ATTACK, EventType.DAMAGE, EventType.DEFEAT
 
 
 def _round_hooks(setup: Setup) -> tuple[tuple[RoundHook, ...], tuple[RoundHook, ...]]:
@@ -224,6 +383,48 @@ def _round_hooks(setup: Setup) -> tuple[tuple[RoundHook, ...], tuple[RoundHook, 
         if hook is not house.garrotte_end_of_round and hook is not odd_hooks.holds_without_holder
     )
     return start, end
+
+
+class _Probe:
+    """A dice source that notes what is drawn (sides, purpose) and shows a 1 (:meth:`Lane.hit_dice`)."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[int, str]] | None = []
+
+    def roll(self, sides: int, purpose: str) -> int:
+        if self.asked is not None:
+            self.asked.append((sides, purpose))
+        return 1
+
+
+_ROLL_HP = hit_points.roll_hit_points
+_SETUP_WAYS = 64  # the set-up's hit dice faces come up at most this many ways: kept by faces
+
+
+def _initiative_unreplaced(setup: Setup) -> bool:
+    """Individual initiative with the procedures as imported and no segment delays: one d10 per active
+    combatant, in file order, is all :func:`referee.rules.initiative.roll_initiative` draws."""
+    i = initiative
+    return (
+        not i.DELAY_RULES
+        and setup.ruleset.initiative is not InitiativeOption.D10_GROUP
+        and i.roll_initiative is _INITIATIVE[0]
+        and i.roll_unit is _INITIATIVE[1]
+        and i.order_from_rolls is _INITIATIVE[2]
+        and i.apply_first_strike is _INITIATIVE[3]
+        and i.explain_order is _INITIATIVE[4]
+    )
+
+
+_INITIATIVE = (
+    initiative.roll_initiative,
+    initiative.roll_unit,
+    initiative.order_from_rolls,
+    initiative.apply_first_strike,
+    initiative.explain_order,
+)
+_FEW = 2  # active combatants at most for the initiative by faces (three already come up too many ways)
+_FIRST, _LATER = "first round", "a later round"  # the round-free events' keys (not a round number)
 
 
 def _quiet(state: FightState) -> bool:
@@ -266,6 +467,7 @@ def _unchanged() -> bool:
         and registry.START_OF_ROUND is checked[5]
         and registry.END_OF_ROUND is checked[6]
         and _resolver() is resolve_attack
+        and turns.goes_on is _GOES_ON  # what Lane.play's skipped end checks would answer
     )
 
 

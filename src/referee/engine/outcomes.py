@@ -233,7 +233,7 @@ def round_start_events(state: FightState, dice: DiceSource) -> list[Event]:
 
     fight = Fight(state.setup)
     fight.state = state
-    out = [fight._initiative_event(state.round, dice)]
+    out = [fight.initiative_event(state.round, dice)]
     state.apply(out[0])
     for hook in START_OF_ROUND:
         found = hook(state, dice)

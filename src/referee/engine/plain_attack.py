@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+import msgspec
+
 from referee.checks import Check, Keep
 from referee.dice import DiceSource, DiceTape, ScriptedDice, parse_dice
 from referee.engine import resolve
@@ -26,10 +28,12 @@ from referee.engine.caches import late
 from referee.engine.events import Event, EventType, at_round, event, with_names
 from referee.engine.resolve import attack_event, attack_events, hit_damage_events
 from referee.engine.state import CombatantState, FightState
+from referee.model import Combatant
 from referee.rules import attack_roll
 from referee.rules.attack import AttackPlan
 from referee.rules.context import AttackContext
 from referee.rules.ruleset import Ruleset
+from referee.setup import Setup
 
 # the procedures as imported: one replaced since (a house rule, a test) sends attacks the ordinary way
 _ROLL_ATTACK = attack_roll.roll_attack
@@ -195,6 +199,57 @@ def _hit_family(
     return found[1]
 
 
+def _twin_family(
+    plan: AttackPlan, setup: Setup, defender: CombatantState, told: dict[Any, Any]
+) -> dict[Any, Any] | None:
+    """What the plans equal to `plan` but for both names were told of a hit that defeats nobody, on any
+    defender whose sheet is equal to this one's but for the name (Brenna's sword on each of the four
+    orcs): such a hit's one event, DAMAGE, reads the defender's name only as its target (a DEFEAT's text
+    names the defender, and so does a knock-out's note: those are not kept here). By the hit's dice and
+    the defender's hit points, subdual damage and status, as :func:`_hit_family`. Kept in the plan's
+    account; None when the defender has no such twin or the plan cannot be compared without its names."""
+    found = told.get("twin family")
+    if found is None:
+        twin = None if plan.damage.knockout else _twin(setup, defender.spec)
+        if twin is None:
+            found = (setup.ruleset, None, None)
+        else:
+            try:
+                key = (_without_names(plan, "attacker", "defender"), id(setup.ruleset), id(twin), "twins")
+                found = _FAMILIES.get(key)
+                if found is None or found[0] is not setup.ruleset or found[2] is not twin:
+                    if len(_FAMILIES) >= _FAMILIES_LIMIT:
+                        _FAMILIES.clear()
+                    found = _FAMILIES[key] = (setup.ruleset, {}, twin)
+            except TypeError:  # a field that cannot be hashed
+                found = (setup.ruleset, None, None)
+        told["twin family"] = found
+    return found[1]
+
+
+def _twin(setup: Setup, sheet: Combatant) -> Combatant | None:
+    """The first sheet of `setup` equal to `sheet` but for the name, when there are two or more such
+    sheets (four orcs), else None: worked out once per setup."""
+    found = _TWINS.get(id(setup))
+    if found is None or found[0] is not setup:
+        if len(_TWINS) >= 64:
+            _TWINS.clear()
+        first: dict[int, Combatant] = {}
+        sheets = list(setup.combatants)
+        for i, c in enumerate(sheets):
+            for d in sheets[:i]:
+                if d.__class__ is c.__class__ and msgspec.structs.replace(c, name=d.name) == d:
+                    first[id(c)] = first.setdefault(id(d), d)
+                    break
+        found = _TWINS[id(setup)] = (setup, first, tuple(sheets))
+    return found[1].get(id(sheet))
+
+
+# id(setup) -> (the setup, id(sheet) -> the first sheet equal to it but for the name, the sheets): the
+# setup and its sheets are kept so that their ids stay theirs
+_TWINS: dict[int, tuple[Setup, dict[int, Combatant], tuple[Combatant, ...]]] = {}
+
+
 def _without_names(plan: AttackPlan, *names: str) -> tuple[Any, ...]:
     """The plan's fields but the `names` and its check's label (which names both), in their order: equal for
     plans equal but for those names (what dataclasses.replace would compare, without making a plan)."""
@@ -262,7 +317,14 @@ def _damage_events(
             if shared is not None:  # told for another attacker of the same plan on this defender
                 base = tuple(with_names(e, plan.attacker, e.target) for e in shared)
             else:
-                base = tuple(_told_hit(state, plan, outcome, defender, faces, told))
+                twins = _twin_family(plan, state.setup, defender, told)
+                alike = twins.get(key) if twins is not None else None
+                if alike is not None:  # told for a defender equal to this one but for the name
+                    base = (with_names(alike, plan.attacker, defender.name),)
+                else:
+                    base = tuple(_told_hit(state, plan, outcome, defender, faces, told))
+                    if twins is not None and len(base) == 1:  # no DEFEAT (its text names the defender)
+                        _tell(twins, key, base[0])
                 if family is not None:
                     _tell(family, key, base)
             resolve.keep_event(told, key, base, len(base))

@@ -115,6 +115,23 @@ def _unit_roll(unit: str, face: int, key: tuple[int, ...]) -> UnitRoll:
     return made
 
 
+def _plain_rolls(plain: _Plain, dice: DiceSource) -> list[UnitRoll]:
+    """:func:`roll_unit` for each unit in turn under individual initiative with no segment delays (ODD-INIT-1,
+    ODD-INIT-2): its d10 with its label, the roll kept for the unit, face and Dex (the same records)."""
+    draw = dice.roll
+    kept = _UNIT_ROLLS
+    rolls = []
+    for unit, label, dex in plain:
+        face = draw(10, label)
+        found = kept.get((unit, face, dex))
+        if found is None:
+            if len(kept) >= _ORDERS_LIMIT:
+                kept.clear()
+            found = kept[unit, face, dex] = _unit_roll(unit, face, (face, dex))
+        rolls.append(found)
+    return rolls
+
+
 _new = object.__new__
 # (unit, d10 face, Dex) -> its roll
 _UNIT_ROLLS: dict[tuple[str, int, int], UnitRoll] = {}
@@ -134,8 +151,11 @@ def roll_initiative(
     """Round `number`'s order for the active combatants (ODD-INIT-1..6): one :func:`roll_unit` per unit
     in file (or side) order, the slots, then first strike in the first round (ODD-INIT-5/6)."""
     ids = tuple(map(id, active))
-    units, members, by_name, sheets = _units(ruleset, active, sides, ids)
-    rolls = [roll_unit(ruleset, unit, sheets[unit], number, dice) for unit in units]
+    units, members, by_name, sheets, plain = _units(ruleset, active, sides, ids)
+    if plain is not None and roll_unit is _ROLL_UNIT and not DELAY_RULES and memo.ENABLED:
+        rolls = _plain_rolls(plain, dice)  # roll_unit's own answers, asked without a call per unit
+    else:
+        rolls = [roll_unit(ruleset, unit, sheets[unit], number, dice) for unit in units]
     first = number == 1 and bool(ruleset.first_strike_reach_size)
     if not memo.ENABLED or len(rolls) > _FEW_UNITS:
         return _ordered(ruleset, rolls, members, by_name, first)
@@ -157,7 +177,12 @@ def roll_initiative(
     return found[2]
 
 
-_Units = tuple[list[str], dict[str, list[str]], dict[str, Combatant], dict[str, list[Combatant]]]
+# who rolls, whom each stands for, the sheets by name and each unit's sheets; under individual
+# initiative also each unit's name, die label and Dex (what roll_unit reads), else None
+_Plain = tuple[tuple[str, str, int], ...]
+_Units = tuple[
+    list[str], dict[str, list[str]], dict[str, Combatant], dict[str, list[Combatant]], _Plain | None
+]
 
 
 def _units(
@@ -173,7 +198,11 @@ def _units(
     units = initiative_units(ruleset, active, sides)
     members = members_of_units(ruleset, active, sides)
     by_name = {c.name: c for c in active}
-    made = (units, members, by_name, {u: [by_name[n] for n in members[u]] for u in units})
+    sheets = {u: [by_name[n] for n in members[u]] for u in units}
+    plain = None
+    if not is_group(ruleset):  # roll_unit's label and key for one combatant (ODD-INIT-1/2)
+        plain = tuple((u, f"initiative {sheets[u][0].name}", sheets[u][0].abilities.dexterity) for u in units)
+    made = (units, members, by_name, sheets, plain)
     if memo.ENABLED:
         if len(_UNITS) >= _ORDERS_LIMIT:
             _UNITS.clear()
@@ -189,6 +218,7 @@ _UNITS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], _Units]] = {}
 _ORDERS: dict[tuple[object, ...], tuple[Ruleset, list[Combatant], Initiative, list[UnitRoll]]] = {}
 _ORDERS_LIMIT = 4096
 _FEW_UNITS = 3
+_ROLL_UNIT = roll_unit  # the procedure as imported: _plain_rolls answers as it does
 
 
 def _ordered(
@@ -221,7 +251,11 @@ def explain_order(
     notes: list[str] = []
     by_roll: dict[int, list[UnitRoll]] = {}
     for r in rolls:
-        by_roll.setdefault(r.key[0], []).append(r)
+        group = by_roll.get(r.key[0])
+        if group is None:
+            by_roll[r.key[0]] = [r]  # a list only for a roll not seen yet (setdefault makes one each time)
+        else:
+            group.append(r)
     for tied in (group for group in by_roll.values() if len(group) > 1):
         by_dex, same, told = _tie(grouped, tied)
         notes += told
@@ -240,7 +274,7 @@ def _tie(grouped: bool, tied: Sequence[UnitRoll]) -> tuple[bool, str | None, tup
     """One roll shared by several units: whether Dex broke it (ODD-INIT-2), the rule of those left acting
     together (ODD-INIT-3, GAP-INIT-GROUP-TIE) and the notes; a pure function of the units and their keys,
     told once for them (seven combatants' d10s tie most rounds, the same few ways)."""
-    key = (grouped, tuple((r.unit, r.key) for r in tied))
+    key = (grouped, tuple([(r.unit, r.key) for r in tied]))
     found = _TIES.get(key) if memo.ENABLED else None
     if found is None:
         found = _told_tie(grouped, tied)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import multiprocessing
 import multiprocessing.popen_fork  # what forking a helper imports (4 ms): before the timed run, not in it
 import multiprocessing.synchronize
@@ -45,15 +46,50 @@ def event_batch(setup: Setup, n: int, rng: np.random.Generator, processes: int |
     `processes`: how many processes play them (None: :func:`batch_processes`); the tally is the same."""
     seeds = [int(seed) for seed in rng.integers(0, 2**63 - 1, size=n)]
     count = batch_processes(n, setup) if processes is None else max(1, min(processes, n))
-    if count == 1:
-        return play(setup, seeds)
-    kept = _kept_helpers(setup, count - 1)
-    if kept is not None:
-        return kept.share(seeds)
-    # The first fights fill the caches most (plans, memos): played before the fork, they are filled
-    # once, and the helper inherits them, instead of both processes filling them side by side.
-    first = _Count(setup).add(seeds[:BEFORE_FORK])
-    return _fork_helpers(setup, count - 1).share(seeds[BEFORE_FORK:], first)
+    with _collector_for_batch() as frozen:
+        if count == 1:
+            return play(setup, seeds)
+        kept = _kept_helpers(setup, count - 1)
+        if kept is not None:
+            return kept.share(seeds)
+        # The first fights fill the caches most (plans, memos): played before the fork, they are filled
+        # once, and the helper inherits them, instead of both processes filling them side by side.
+        first = _Count(setup).add(seeds[:BEFORE_FORK])
+        if frozen:
+            gc.freeze()  # what they made too: the helper's collector never walks what it inherits
+        return _fork_helpers(setup, count - 1).share(seeds[BEFORE_FORK:], first)
+
+
+@contextlib.contextmanager
+def _collector_for_batch() -> Iterator[bool]:
+    """The cyclic collector while a batch is played, as it was afterwards. Every object made before the
+    batch (the imports, the setup, the caches: a batch drops none of them) is set aside from its passes
+    (:func:`gc.freeze`), which would otherwise walk them all again at each pass over the oldest generation
+    (about a twentieth of a melee's batch, in each process); and the youngest generation is collected
+    after :data:`_YOUNG` net allocations rather than 700 (a pass walks what is still alive, which is no
+    more for the wait: most of what a fight makes is freed by its last reference first). The fights' own
+    cyclic garbage (each state and its combatants) is collected as before. Nothing is frozen when the
+    process has frozen objects of its own (unfreezing afterwards would give them back to the collector);
+    nothing changed with the collector off or in a process with threads (the settings are the
+    process's). Yields whether it froze."""
+    if not gc.isenabled() or threading.active_count() > 1:  # another thread's collector settings: as they are
+        yield False
+        return
+    frozen = not gc.get_freeze_count()
+    if frozen:
+        gc.freeze()
+    before = gc.get_threshold()
+    if before[0] > 0:
+        gc.set_threshold(max(before[0], _YOUNG), *before[1:])
+    try:
+        yield frozen
+    finally:
+        gc.set_threshold(*before)
+        if frozen:
+            gc.unfreeze()
+
+
+_YOUNG = 10_000  # net allocations between passes over the youngest generation while a batch is played
 
 
 def play(setup: Setup, seeds: list[int]) -> Tally:
@@ -91,6 +127,10 @@ class _Count:
                 self.alive[i] += cs.status != hit_points.DEAD
                 self.standing[i] += cs.is_active()
                 self.hp_left[i] += max(cs.hp, 0)
+            # the fight is dropped here: its combatants let go of its state, so that reference counts free
+            # them at once (a cycle would be left to the collector, a twentieth of a duel's batch)
+            for cs in state.combatants.values():
+                cs.fight = None
         return self
 
     def counts(self) -> tuple[int, int, int, list[int], list[int], list[int], list[int], list[int]]:
