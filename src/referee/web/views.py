@@ -27,11 +27,11 @@ from referee.engine.fight import Fight
 from referee.engine.registry import ACTION_TYPES
 from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
-from referee.model import UNARMED
 from referee.rules.conditions import CONDITION_TABLE
-from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackContext, AttackForm, Situation
+from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackForm
 from referee.rules.turns import winner_text
 from referee.vocabulary import CONDITIONS, PAIRED
+from referee.web import armour
 from referee.web.answers import Encoded, encode
 from referee.web.store import EncounterRow, StoredEvent
 
@@ -75,18 +75,7 @@ def ac_and_why(state: FightState, c: CombatantState) -> tuple[int | None, str]:
 
 
 def _armour_class(state: FightState, c: CombatantState) -> ArmourClass | None:
-    from referee.rules.armour_class import armour_class
-
-    enemy = next((o for o in state.combatants.values() if o.side != c.side), None)
-    if enemy is None:
-        return None
-    ctx = AttackContext(
-        state, enemy, c, UNARMED, AttackForm.MELEE, Situation(), distance=state.setup.distance
-    )
-    try:
-        return armour_class(ctx)
-    except (RefereeError, LookupError, ValueError, TypeError):
-        return None
+    return armour.armour_class_of(state, c)  # kept with what it read (web/armour.py)
 
 
 def ac_change(fight: Fight, name: str, now: ArmourClass | None) -> dict[str, Any] | None:
