@@ -88,7 +88,9 @@ class Site:
         choice) asks for, so the page comes with the dice field's labels rather than filling them in later."""
         with self.folds.lock(row.id):
             folded = self.folds.current(row.id)
-            state = views.referee_view(folded.row, folded.fight, folded.stored, [], folded.tabled)
+            state = views.referee_view(
+                folded.row, folded.fight, folded.stored, [], folded.tabled, suggested=folded.suggested
+            )
             del state["events"]
             state["log_rows"] = list(folded.rows(self.log_row))
             needs = state["needs"]
@@ -111,7 +113,7 @@ class Site:
         start = 0 if seen is None else max(0, version - views.LOG_PAGE)
         state = views.referee_view(
             folded.row, folded.fight, folded.stored, folded.encoded_lines(start), folded.tabled,
-            views.encoded_fixed_blocks(),
+            views.encoded_fixed_blocks(), folded.suggested,
         )  # fmt: skip
         state["dice_asked"] = tracker.dice_asked(folded.fight, state["needs"])
         if seen is not None:  # what changed, and which page of the log `events` is

@@ -16,7 +16,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING, Any
 
@@ -292,10 +292,12 @@ def referee_view(
     lines: list[dict[str, Any]] | Encoded | None = None,
     tabled: Sequence[Event] | None = None,
     fixed: Mapping[str, Any] | None = None,
+    suggested: Callable[[], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """The referee's state; `lines` (the log's lines already shown, :meth:`Folded.lines`) or, without it,
     every line of `stored` with its hit points left; `tabled` (the table actions of the log) or the log;
-    `fixed` (:func:`encoded_fixed_blocks`, for a JSON answer) or :func:`fixed_blocks`."""
+    `fixed` (:func:`encoded_fixed_blocks`, for a JSON answer) or :func:`fixed_blocks`; `suggested` (the
+    kept fold's :meth:`Folded.suggested`) or :func:`suggested_action`."""
     state = fight.state
     current = fight.next_actor() if fight.needs() == "action" else None
     hidden = hidden_names(fight, tabled)
@@ -348,7 +350,7 @@ def referee_view(
         "players": players,
         "rolls": dict(state.rolls) if state.order else {},
         "first_strike": _first_strike(fight),
-        "suggested": suggested_action(fight, current),
+        "suggested": suggested_action(fight, current) if suggested is None else suggested(),
         "notes": [
             e.text for e in (fight.events if tabled is None else tabled) if e.data.get("table") == "note"
         ],
