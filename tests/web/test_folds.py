@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from referee.web import folds, views
+from referee.web import folds, site, views
+from referee.web import tracker as tracker_module
 from referee.web.answers import encode
 from referee.web.folds import Folded, clone_fight, folds_of
 from referee.web.store import Store
@@ -49,6 +50,7 @@ def same_as_fresh(store: Store, eid: str, answer: dict[str, Any] | None = None) 
             assert answer[key] == expected[key], key
         if kept is not None and kept.row == new.row:  # the kept suggestion of this state: the tactics' own
             assert kept.suggested() == expected["suggested"]
+        assert answer["dice_asked"] == tracker_module.dice_asked(new.fight, expected["needs"])
         page = new.lines(new.row.version - views.LOG_PAGE)
         assert answer["events"] in (page, new.lines())
 
@@ -425,3 +427,18 @@ def test_the_suggested_action_is_kept_once_per_state_and_handed_out_as_a_copy(tr
     first["situation"]["cover"] = "changed"  # a caller's copy: the kept one is untouched
     assert kept.suggested() == expected and kept.suggested() is not kept.suggested()
     assert tracker.state(eid)["suggested"] == expected
+
+
+def test_the_dice_a_step_asks_for_are_kept_once_per_state_and_handed_out_as_a_copy(tracker: Any) -> None:
+    # rule: ODD-INIT-1 (a round's initiative dice, asked for before the round is rolled)
+    eid = tracker.create(ENCOUNTER)
+    assert change(tracker, eid, "steps", {"step": "begin", "seed": 1}) is not None
+    kept = folds_of(tracker.app.state.store).kept()[eid]
+    expected = tracker_module.dice_asked(fresh(tracker.app.state.store, eid).fight, "round")
+    assert expected
+    first = site.kept_dice(kept, "round")
+    assert first == expected and kept.dice_at is not None and kept.dice_at[1] == "round"
+    first[0]["sides"] = 0
+    first.append({"sides": 1, "purpose": "changed"})
+    assert site.kept_dice(kept, "round") == expected
+    assert tracker.state(eid)["dice_asked"] == expected

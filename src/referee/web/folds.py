@@ -73,6 +73,8 @@ class Folded:
     snapshots: dict[int, Fight] = field(default_factory=dict)
     # (line count, the engine's suggested action then): the fight only moves on by lines pushed
     suggested_at: tuple[int, dict[str, Any] | None] | None = field(default=None, repr=False, compare=False)
+    # (line count, step, the dice that step asks for then: site.kept_dice)
+    dice_at: tuple[int, str, list[dict[str, Any]]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def fold(cls, row: EncounterRow, stored: Sequence[StoredEvent]) -> Folded:
