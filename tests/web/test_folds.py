@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from referee.web import folds, views
+from referee.web import folds, site, views
+from referee.web import tracker as tracker_module
 from referee.web.answers import encode
 from referee.web.folds import Folded, clone_fight, folds_of
 from referee.web.store import Store
@@ -47,6 +48,9 @@ def same_as_fresh(store: Store, eid: str, answer: dict[str, Any] | None = None) 
         expected = views.referee_view(new.row, new.fight, new.stored, new.lines(), new.tabled)
         for key in ("needs", "round", "current", "order", "combatants", "winner", "notes", "suggested"):
             assert answer[key] == expected[key], key
+        if kept is not None and kept.row == new.row:  # the kept suggestion of this state: the tactics' own
+            assert kept.suggested() == expected["suggested"]
+        assert answer["dice_asked"] == tracker_module.dice_asked(new.fight, expected["needs"])
         page = new.lines(new.row.version - views.LOG_PAGE)
         assert answer["events"] in (page, new.lines())
 
@@ -402,3 +406,39 @@ def test_a_tab_behind_the_kept_fold_is_refused_without_folding_the_log_again(
     with folds_of(store).lock(eid):
         assert folds_of(store).at(behind).row.version == 0
     assert folded == [1]
+
+
+def test_the_suggested_action_is_kept_once_per_state_and_handed_out_as_a_copy(tracker: Any) -> None:
+    # rule: ODD-ATK-1 (the engine's choice for the current actor, as `referee fight` makes it)
+    eid = tracker.create(ENCOUNTER)
+    for seq in range(3):
+        state = tracker.state(eid)
+        assert change(tracker, eid, "steps", {"step": state["needs"], "seed": seq}) is not None
+        if tracker.state(eid)["needs"] == "action":
+            break
+    kept = folds_of(tracker.app.state.store).kept()[eid]
+    fresh_fold = fresh(tracker.app.state.store, eid)
+    current = fresh_fold.fight.next_actor()
+    expected = views.suggested_action(fresh_fold.fight, current)
+    assert expected is not None
+    first = kept.suggested()
+    assert first == expected and kept.suggested_at is not None
+    assert first["kind"] == "attack"
+    first["situation"]["cover"] = "changed"  # a caller's copy: the kept one is untouched
+    assert kept.suggested() == expected and kept.suggested() is not kept.suggested()
+    assert tracker.state(eid)["suggested"] == expected
+
+
+def test_the_dice_a_step_asks_for_are_kept_once_per_state_and_handed_out_as_a_copy(tracker: Any) -> None:
+    # rule: ODD-INIT-1 (a round's initiative dice, asked for before the round is rolled)
+    eid = tracker.create(ENCOUNTER)
+    assert change(tracker, eid, "steps", {"step": "begin", "seed": 1}) is not None
+    kept = folds_of(tracker.app.state.store).kept()[eid]
+    expected = tracker_module.dice_asked(fresh(tracker.app.state.store, eid).fight, "round")
+    assert expected
+    first = site.kept_dice(kept, "round")
+    assert first == expected and kept.dice_at is not None and kept.dice_at[1] == "round"
+    first[0]["sides"] = 0
+    first.append({"sides": 1, "purpose": "changed"})
+    assert site.kept_dice(kept, "round") == expected
+    assert tracker.state(eid)["dice_asked"] == expected

@@ -39,6 +39,7 @@ from referee.engine.fight import Fight
 from referee.files import setup_from_data
 from referee.web.answers import Encoded, encode_read_back
 from referee.web.store import EncounterRow, Store, StoredEvent, as_stored, from_stored
+from referee.web.views import suggested_action
 
 # Kept folds per store: a few dozen open fights is a busy evening at the table; the rest fold again when asked.
 KEPT_FOLDS = 64
@@ -70,6 +71,10 @@ class Folded:
     html: list[str | None] = field(default_factory=list)
     # line count -> the fight as it was after that many lines (its log left empty: it is `stored`'s prefix)
     snapshots: dict[int, Fight] = field(default_factory=dict)
+    # (line count, the engine's suggested action then): the fight only moves on by lines pushed
+    suggested_at: tuple[int, dict[str, Any] | None] | None = field(default=None, repr=False, compare=False)
+    # (line count, step, the dice that step asks for then: site.kept_dice)
+    dice_at: tuple[int, str, list[dict[str, Any]]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def fold(cls, row: EncounterRow, stored: Sequence[StoredEvent]) -> Folded:
@@ -145,6 +150,17 @@ class Folded:
             for i, p in enumerate(plain):
                 self._encoded(start + i, p)
         self.row = row
+
+    def suggested(self) -> dict[str, Any] | None:
+        """``views.suggested_action`` of this fold's fight now, worked out once per state of it (its answer,
+        every tab's reload, the page and the engine's turn ask the tactics the same question); a copy."""
+        count = len(self.stored)
+        if self.suggested_at is None or self.suggested_at[0] != count:
+            fight = self.fight
+            current = fight.next_actor() if fight.needs() == "action" else None
+            self.suggested_at = (count, suggested_action(fight, current))
+        found = self.suggested_at[1]
+        return None if found is None else deep_copy(found, {})
 
     def view(self, seq: int, plain: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Line `seq` as the API shows it (``views.event_view`` plus `hp_left`; `plain`: its event's

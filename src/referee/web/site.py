@@ -88,14 +88,16 @@ class Site:
         choice) asks for, so the page comes with the dice field's labels rather than filling them in later."""
         with self.folds.lock(row.id):
             folded = self.folds.current(row.id)
-            state = views.referee_view(folded.row, folded.fight, folded.stored, [], folded.tabled)
+            state = views.referee_view(
+                folded.row, folded.fight, folded.stored, [], folded.tabled, suggested=folded.suggested
+            )
             del state["events"]
             state["log_rows"] = list(folded.rows(self.log_row))
             needs = state["needs"]
             if needs == "action" and state["suggested"]:
                 state["dice_asked"] = tracker.dice_asked(folded.fight, "action", state["suggested"])
             else:
-                state["dice_asked"] = tracker.dice_asked(folded.fight, needs)
+                state["dice_asked"] = kept_dice(folded, needs)
         return state
 
     def log_row(self, line: dict[str, Any]) -> str:
@@ -111,9 +113,9 @@ class Site:
         start = 0 if seen is None else max(0, version - views.LOG_PAGE)
         state = views.referee_view(
             folded.row, folded.fight, folded.stored, folded.encoded_lines(start), folded.tabled,
-            views.encoded_fixed_blocks(),
+            views.encoded_fixed_blocks(), folded.suggested,
         )  # fmt: skip
-        state["dice_asked"] = tracker.dice_asked(folded.fight, state["needs"])
+        state["dice_asked"] = kept_dice(folded, state["needs"])
         if seen is not None:  # what changed, and which page of the log `events` is
             state["events_since"] = folded.encoded_lines(seen) if seen <= version else []
             state["log_page"] = views.log_page(start, version)
@@ -182,6 +184,16 @@ class Site:
             known = ", ".join(tracker.list_examples(examples)) or "none (no examples folder)"
             raise NotFound(f"no example {name!r}; examples: {known}")
         return tracker.encounter_data_from_bytes((examples / name).read_bytes(), name)
+
+
+def kept_dice(folded: Folded, step: str) -> list[dict[str, Any]]:
+    """:func:`tracker.dice_asked` of `step` (no action) on the fold's fight now, worked out once per state of
+    it (a dry run on a copy of the fight: the answer, then every tab's reload and the page); a copy."""
+    count = len(folded.stored)
+    kept = folded.dice_at
+    if kept is None or kept[0] != count or kept[1] != step:
+        kept = folded.dice_at = (count, step, tracker.dice_asked(folded.fight, step))
+    return [dict(die) for die in kept[2]]
 
 
 def page_meta(state: dict[str, Any]) -> dict[str, Any]:

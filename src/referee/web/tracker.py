@@ -528,7 +528,8 @@ def engine_turns(
                     )
                     raise IllegalActionError(f"no foe is to act now: {who}")
                 break
-            choice = tactics.choose_action(clone_fight(fight).state, actor).to_dict()
+            # the view's suggestion of this very state when it has one (the same question, asked once)
+            choice = folded.suggested() or tactics.choose_action(clone_fight(fight).state, actor).to_dict()
         first = taken is None
         taken = take_step(
             store, row, "action", version=version if first else row.version,

@@ -16,22 +16,24 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from dataclasses import MISSING, fields
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import MISSING, fields, is_dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from referee.catalog.own import own_monster_names
 from referee.engine import table_actions, tactics
+from referee.engine.actions import Action
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.engine.registry import ACTION_TYPES
 from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
-from referee.model import UNARMED
 from referee.rules.conditions import CONDITION_TABLE
-from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackContext, AttackForm, Situation
+from referee.rules.context import CONCEALMENT_DEGREES, COVER_DEGREES, AttackForm
 from referee.rules.turns import winner_text
 from referee.vocabulary import CONDITIONS, PAIRED
+from referee.web import armour
 from referee.web.answers import Encoded, encode
 from referee.web.store import EncounterRow, StoredEvent
 
@@ -75,18 +77,7 @@ def ac_and_why(state: FightState, c: CombatantState) -> tuple[int | None, str]:
 
 
 def _armour_class(state: FightState, c: CombatantState) -> ArmourClass | None:
-    from referee.rules.armour_class import armour_class
-
-    enemy = next((o for o in state.combatants.values() if o.side != c.side), None)
-    if enemy is None:
-        return None
-    ctx = AttackContext(
-        state, enemy, c, UNARMED, AttackForm.MELEE, Situation(), distance=state.setup.distance
-    )
-    try:
-        return armour_class(ctx)
-    except (RefereeError, LookupError, ValueError, TypeError):
-        return None
+    return armour.armour_class_of(state, c)  # kept with what it read (web/armour.py)
 
 
 def ac_change(fight: Fight, name: str, now: ArmourClass | None) -> dict[str, Any] | None:
@@ -211,9 +202,62 @@ def suggested_action(fight: Fight, current: str | None) -> dict[str, Any] | None
     if current is None:
         return None
     try:
-        return tactics.choose_action(fight.state, current).to_dict()
+        return action_dict(tactics.choose_action(fight.state, current))
     except (RefereeError, LookupError, ValueError):
         return None
+
+
+# ``to_dict`` of the actions the tactics suggest, by exactly what they hold: the same few come back again and
+# again (an attack with no situation), and ``to_dict`` copies a situation through ``dataclasses.asdict``,
+# which took as long as choosing the action.
+_DICTS: dict[Hashable, dict[str, Any]] = {}
+_DICTS_KEPT = 1_024
+_ATOMS = frozenset({str, int, bool, type(None)})  # equal and of one type: the same JSON (not so -0.0 and 0.0)
+
+
+def action_dict(action: Action) -> dict[str, Any]:
+    """``action.to_dict()``, kept by the action's type and every field's type and value; a copy."""
+    key = _exact(action)
+    if key is None:
+        return action.to_dict()
+    found = _DICTS.get(key)
+    if found is None:
+        if len(_DICTS) >= _DICTS_KEPT:
+            _DICTS.clear()
+        found = _DICTS[key] = action.to_dict()
+    copied: dict[str, Any] = _copied(found)
+    return copied
+
+
+def _exact(value: object) -> Hashable | None:
+    """A key equal only for values of the same types and values all through (None: one it cannot make)."""
+    kind = type(value)
+    if kind in _ATOMS or isinstance(value, Enum):
+        return (kind, value)
+    if kind is tuple or kind is frozenset:
+        items = [_exact(v) for v in value]  # type: ignore[attr-defined]
+        if any(i is None for i in items):
+            return None
+        return (kind, tuple(items) if kind is tuple else frozenset(items))
+    params = getattr(kind, "__dataclass_params__", None)
+    if params is not None and params.frozen and is_dataclass(value):
+        parts = []
+        for f in fields(value):
+            part = _exact(getattr(value, f.name))
+            if part is None:
+                return None
+            parts.append(part)
+        return (kind, tuple(parts))
+    return None
+
+
+def _copied(value: Any) -> Any:
+    """A copy of ``to_dict``'s answer (dicts and lists; the rest is atomic)."""
+    if type(value) is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_copied(v) for v in value]
+    return value
 
 
 def hit_points_after(fight: Fight) -> dict[int, int]:
@@ -303,10 +347,12 @@ def referee_view(
     lines: list[dict[str, Any]] | Encoded | None = None,
     tabled: Sequence[Event] | None = None,
     fixed: Mapping[str, Any] | None = None,
+    suggested: Callable[[], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """The referee's state; `lines` (the log's lines already shown, :meth:`Folded.lines`) or, without it,
     every line of `stored` with its hit points left; `tabled` (the table actions of the log) or the log;
-    `fixed` (:func:`encoded_fixed_blocks`, for a JSON answer) or :func:`fixed_blocks`."""
+    `fixed` (:func:`encoded_fixed_blocks`, for a JSON answer) or :func:`fixed_blocks`; `suggested` (the
+    kept fold's :meth:`Folded.suggested`) or :func:`suggested_action`."""
     state = fight.state
     current = fight.next_actor() if fight.needs() == "action" else None
     hidden = hidden_names(fight, tabled)
@@ -359,7 +405,7 @@ def referee_view(
         "players": players,
         "rolls": dict(state.rolls) if state.order else {},
         "first_strike": _first_strike(fight),
-        "suggested": suggested_action(fight, current),
+        "suggested": suggested_action(fight, current) if suggested is None else suggested(),
         "notes": [
             e.text for e in (fight.events if tabled is None else tabled) if e.data.get("table") == "note"
         ],
