@@ -80,7 +80,7 @@ def _answer(state: FightState, who: str | None, name: str, args: tuple[Any, ...]
     return _frozen(name, _evaluate(state, who, name, args))
 
 
-class _Recorder:
+class Recorder:
     """The reads of one planning, with one stand-in per combatant (so `is` between them still holds)."""
 
     def __init__(self, state: FightState) -> None:
@@ -114,7 +114,7 @@ class _Recorder:
 
 
 class _CombatantStandIn:
-    def __init__(self, recorder: _Recorder, name: str) -> None:
+    def __init__(self, recorder: Recorder, name: str) -> None:
         self._recorder = recorder
         self._name = name
 
@@ -126,12 +126,12 @@ class _CombatantStandIn:
                 return object.__getattribute__(self, attr)
             except AttributeError:
                 pass
-        recorder: _Recorder = object.__getattribute__(self, "_recorder")
+        recorder: Recorder = object.__getattribute__(self, "_recorder")
         name: str = object.__getattribute__(self, "_name")
         return _combatant_read(recorder, name, attr)
 
 
-def _combatant_read(recorder: _Recorder, name: str, attr: str) -> Any:
+def _combatant_read(recorder: Recorder, name: str, attr: str) -> Any:
     """What a combatant's stand-in answers for `attr`: the sheet and dunders as they are, the fight's
     stand-in, else the fighter's attribute or method, noted."""
     real = recorder.state.combatants[name]
@@ -156,7 +156,7 @@ def _combatant_read(recorder: _Recorder, name: str, attr: str) -> Any:
 class _People(Mapping[str, Any]):
     """The fight's combatants by name, as stand-ins (the names are fixed by the setup)."""
 
-    def __init__(self, recorder: _Recorder) -> None:
+    def __init__(self, recorder: Recorder) -> None:
         self._recorder = recorder
 
     def __getitem__(self, name: str) -> Any:
@@ -172,7 +172,7 @@ class _People(Mapping[str, Any]):
 
 
 class _FightStandIn:
-    def __init__(self, recorder: _Recorder) -> None:
+    def __init__(self, recorder: Recorder) -> None:
         self._recorder = recorder
 
     def __getattribute__(self, attr: str) -> Any:  # not __getattr__: as the combatants' stand-ins
@@ -181,7 +181,7 @@ class _FightStandIn:
                 return object.__getattribute__(self, attr)
             except AttributeError:
                 pass
-        recorder: _Recorder = object.__getattribute__(self, "_recorder")
+        recorder: Recorder = object.__getattribute__(self, "_recorder")
         state = recorder.state
         if attr in _STATE_CONSTANT or attr.startswith("__"):
             return getattr(state, attr)
@@ -200,7 +200,7 @@ class _FightStandIn:
 Ask = tuple[str | None, str, tuple[Any, ...]]  # a read without its answer
 
 
-class _Path:
+class ReadPath:
     """The plans of one declaration that asked the same questions of the fight, by the answers they got."""
 
     def __init__(self, asks: tuple[Ask, ...], alive: tuple[object, ...]) -> None:
@@ -258,11 +258,11 @@ class _Path:
             return None
 
 
-_ASK = object()  # a read to ask of the fight (in _Path.quiet)
+_ASK = object()  # a read to ask of the fight (in ReadPath.quiet)
 _METHODS = frozenset(name for name in dir(CombatantState) if callable(getattr(CombatantState, name, None)))
 
 
-_kept: dict[int, list[_Path]] = {}  # by the declaration's number
+_kept: dict[int, list[ReadPath]] = {}  # by the declaration's number
 _PATHS = 8  # different question lists kept for one declaration
 _ANSWERS = 512  # different fights' answers kept for one question list
 _BUDGET = 20_000  # plans kept in all (then all are forgotten: memory stays bounded, a few tens of MB)
@@ -329,7 +329,7 @@ def declared_plan(
             if isinstance(found, IllegalActionError):
                 raise raised_afresh(found)
             return found
-    recorder = _Recorder(state)
+    recorder = Recorder(state)
     watched = replace(
         ctx, state=recorder.fight, attacker=recorder.person(ctx.attacker.name),
         defender=recorder.person(ctx.defender.name),
@@ -363,7 +363,7 @@ def _keep(
     if path is None:
         if len(paths) >= _PATHS:
             _count -= len(paths.pop(0).by_answers)
-        path = _Path(asks, alive)
+        path = ReadPath(asks, alive)
         paths.append(path)
     if len(path.by_answers) >= _ANSWERS:
         _count -= len(path.by_answers)

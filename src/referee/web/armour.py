@@ -18,7 +18,7 @@ from collections.abc import Hashable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from referee.engine.plan_reads import Unkept, _Path, _Recorder
+from referee.engine.plan_reads import ReadPath, Recorder, Unkept
 from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
 from referee.model import UNARMED
@@ -34,7 +34,7 @@ _BUDGET = 4_096  # ACs kept in all (then all are forgotten: memory stays bounded
 
 # (setup, names, defender, its sheet, enemy, its sheet) -> (the objects whose ids are in the key, paths);
 # a path's answers -> the AC
-_kept: dict[Hashable, tuple[tuple[object, ...], list[_Path]]] = {}
+_kept: dict[Hashable, tuple[tuple[object, ...], list[ReadPath]]] = {}
 _count = 0
 _lock = threading.Lock()  # requests run in a thread pool
 
@@ -79,7 +79,7 @@ def armour_class_of(state: FightState, c: CombatantState) -> ArmourClass | None:
             known = path.by_answers.get(answers)
             if known is not None:
                 return known  # type: ignore[return-value]
-    recorder = _Recorder(state)
+    recorder = Recorder(state)
     watched = replace(
         ctx, state=recorder.fight, attacker=recorder.person(enemy.name), defender=recorder.person(c.name)
     )
@@ -96,7 +96,7 @@ def armour_class_of(state: FightState, c: CombatantState) -> ArmourClass | None:
     return found
 
 
-def _keep(key: Hashable, alive: tuple[object, ...], recorder: _Recorder, found: ArmourClass) -> None:
+def _keep(key: Hashable, alive: tuple[object, ...], recorder: Recorder, found: ArmourClass) -> None:
     global _count
     asks = tuple((who, name, args) for who, name, args, _ in recorder.reads)
     answers = tuple(answer for *_, answer in recorder.reads)
@@ -112,7 +112,7 @@ def _keep(key: Hashable, alive: tuple[object, ...], recorder: _Recorder, found: 
         if path is None:
             if len(paths) >= _PATHS:
                 _count -= len(paths.pop(0).by_answers)
-            path = _Path(asks, alive)
+            path = ReadPath(asks, alive)
             paths.append(path)
         if answers not in path.by_answers:
             _count += 1
