@@ -13,6 +13,7 @@ import random
 from typing import Any
 
 import pytest
+from tests.web.test_folds import change
 
 from referee.rules import memo
 from referee.web import armour, views
@@ -60,16 +61,6 @@ def checked(tracker: Any, eid: str, answer: dict[str, Any] | None) -> None:
         assert shown == [
             {k: c[k] for k in ("name", "ac", "ac_why", "ac_change")} for c in expected["combatants"]
         ]
-
-
-def change(tracker: Any, eid: str, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
-    now = tracker.state(eid)
-    seen = {"version": now["version"], "revision": now["revision"]}
-    response = tracker.client.post(
-        f"/api/encounters/{eid}/{path}", json={**seen, **body}, headers=tracker.auth
-    )
-    assert response.status_code in (200, 409, 422), response.text
-    return dict(response.json()) if response.status_code == 200 else None
 
 
 def table_action(rng: random.Random, names: list[str], sides: list[str], i: int) -> dict[str, Any]:

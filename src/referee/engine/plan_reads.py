@@ -350,6 +350,21 @@ def declared_plan(
     return result
 
 
+def path_for(
+    paths: list[ReadPath], asks: tuple[Ask, ...], alive: tuple[object, ...], most: int
+) -> tuple[ReadPath, int]:
+    """The path of `paths` that asked `asks`, made when none did (the oldest dropped once there are `most`),
+    and how many kept answers went with a dropped one (callers count what they keep)."""
+    path = next((p for p in paths if p.asks == asks), None)
+    dropped = 0
+    if path is None:
+        if len(paths) >= most:
+            dropped = len(paths.pop(0).by_answers)
+        path = ReadPath(asks, alive)
+        paths.append(path)
+    return path, dropped
+
+
 def _keep(
     key: int, reads: list[Read], result: AttackPlan | IllegalActionError, alive: tuple[object, ...]
 ) -> None:
@@ -357,14 +372,9 @@ def _keep(
     if _count >= _BUDGET:
         forget()
     _count += 1
-    paths = _kept.setdefault(key, [])
     asks = tuple((who, name, args) for who, name, args, _ in reads)
-    path = next((p for p in paths if p.asks == asks), None)
-    if path is None:
-        if len(paths) >= _PATHS:
-            _count -= len(paths.pop(0).by_answers)
-        path = ReadPath(asks, alive)
-        paths.append(path)
+    path, dropped = path_for(_kept.setdefault(key, []), asks, alive, _PATHS)
+    _count -= dropped
     if len(path.by_answers) >= _ANSWERS:
         _count -= len(path.by_answers)
         path.by_answers.clear()

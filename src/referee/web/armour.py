@@ -18,7 +18,7 @@ from collections.abc import Hashable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from referee.engine.plan_reads import ReadPath, Recorder, Unkept
+from referee.engine.plan_reads import ReadPath, Recorder, Unkept, path_for
 from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
 from referee.model import UNARMED
@@ -107,13 +107,8 @@ def _keep(key: Hashable, alive: tuple[object, ...], recorder: Recorder, found: A
         kept = _kept.get(key)
         if kept is None:
             kept = _kept[key] = (alive, [])  # the setup and sheets held, so their ids stay theirs
-        paths = kept[1]
-        path = next((p for p in paths if p.asks == asks), None)
-        if path is None:
-            if len(paths) >= _PATHS:
-                _count -= len(paths.pop(0).by_answers)
-            path = ReadPath(asks, alive)
-            paths.append(path)
+        path, dropped = path_for(kept[1], asks, alive, _PATHS)
+        _count -= dropped
         if answers not in path.by_answers:
             _count += 1
         path.by_answers[answers] = found  # type: ignore[assignment]
