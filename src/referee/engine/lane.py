@@ -82,7 +82,7 @@ class Lane:
         self.numbers: dict[tuple[str, str | None, str, int], int | None] = {}
         self.start_hooks, self.quiet_end_hooks = _round_hooks(setup)
         # each combatant's initiative die as roll_unit labels it, and the INITIATIVE events told by faces
-        self.labels = {c.name: f"initiative {c.name}" for c in setup.combatants}
+        self.labels = {c.name: initiative.die_label(c.name) for c in setup.combatants}
         self.setups: dict[tuple[int, ...], Event] = {}
         self.recipe: object = _MISSING
         self.orders: dict[tuple[tuple[str, ...], tuple[int, ...], int | str], Event] = {}

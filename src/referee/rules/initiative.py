@@ -87,23 +87,33 @@ def roll_unit(
     d10 for the side; key (d10,), ties act together (GAP-INIT-GROUP-TIE).
     """
     if ruleset.initiative is GROUP:  # is_group (ODD-INIT-4), asked without a call: once per unit and round
-        face = dice.roll(10, f"initiative {unit}")
+        face = dice.roll(10, die_label(unit))
         return UnitRoll(unit, face, (face,))
     c = members[0]
-    face = dice.roll(10, f"initiative {c.name}")
-    if not DELAY_RULES:  # frozen and the same for the same unit, face and Dex: made once
-        dex = c.abilities.dexterity
-        if not memo.ENABLED:
-            return _unit_roll(unit, face, (face, dex))
-        found = _UNIT_ROLLS.get((unit, face, dex))
-        if found is None:
-            if len(_UNIT_ROLLS) >= _ORDERS_LIMIT:
-                _UNIT_ROLLS.clear()
-            found = _UNIT_ROLLS[unit, face, dex] = _unit_roll(unit, face, (face, dex))
-        return found
+    face = dice.roll(10, die_label(c.name))
+    if not DELAY_RULES:
+        return _kept_unit_roll(unit, face, c.abilities.dexterity)
     delays = tuple(d for hook in DELAY_RULES for d in hook(c, number, dice))
     delay = sum(d[0] for d in delays) if delays else 0
     return UnitRoll(unit, face, (face - delay, c.abilities.dexterity), delays)
+
+
+def die_label(name: str) -> str:
+    """What an initiative d10 is asked as (the unit's or the combatant's name): its label in the log."""
+    return f"initiative {name}"
+
+
+def _kept_unit_roll(unit: str, face: int, dex: int) -> UnitRoll:
+    """An individual roll without segment delays: key (d10, Dex); frozen and the same for the same unit, face
+    and Dex, so made once (with the caches on)."""
+    if not memo.ENABLED:
+        return _unit_roll(unit, face, (face, dex))
+    found = _UNIT_ROLLS.get((unit, face, dex))
+    if found is None:
+        if len(_UNIT_ROLLS) >= _ORDERS_LIMIT:
+            _UNIT_ROLLS.clear()
+        found = _UNIT_ROLLS[unit, face, dex] = _unit_roll(unit, face, (face, dex))
+    return found
 
 
 def _unit_roll(unit: str, face: int, key: tuple[int, ...]) -> UnitRoll:
@@ -119,17 +129,7 @@ def _plain_rolls(plain: _Plain, dice: DiceSource) -> list[UnitRoll]:
     """:func:`roll_unit` for each unit in turn under individual initiative with no segment delays (ODD-INIT-1,
     ODD-INIT-2): its d10 with its label, the roll kept for the unit, face and Dex (the same records)."""
     draw = dice.roll
-    kept = _UNIT_ROLLS
-    rolls = []
-    for unit, label, dex in plain:
-        face = draw(10, label)
-        found = kept.get((unit, face, dex))
-        if found is None:
-            if len(kept) >= _ORDERS_LIMIT:
-                kept.clear()
-            found = kept[unit, face, dex] = _unit_roll(unit, face, (face, dex))
-        rolls.append(found)
-    return rolls
+    return [_kept_unit_roll(unit, draw(10, label), dex) for unit, label, dex in plain]
 
 
 _new = object.__new__
@@ -201,7 +201,7 @@ def _units(
     sheets = {u: [by_name[n] for n in members[u]] for u in units}
     plain = None
     if not is_group(ruleset):  # roll_unit's label and key for one combatant (ODD-INIT-1/2)
-        plain = tuple((u, f"initiative {sheets[u][0].name}", sheets[u][0].abilities.dexterity) for u in units)
+        plain = tuple((u, die_label(sheets[u][0].name), sheets[u][0].abilities.dexterity) for u in units)
     made = (units, members, by_name, sheets, plain)
     if memo.ENABLED:
         if len(_UNITS) >= _ORDERS_LIMIT:
