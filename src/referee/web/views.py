@@ -16,14 +16,12 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import MISSING, fields, is_dataclass
-from enum import Enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING, Any
 
 from referee.catalog.own import own_monster_names
 from referee.engine import table_actions, tactics
-from referee.engine.actions import Action
 from referee.engine.events import Event, EventType
 from referee.engine.fight import Fight
 from referee.engine.registry import ACTION_TYPES
@@ -202,62 +200,9 @@ def suggested_action(fight: Fight, current: str | None) -> dict[str, Any] | None
     if current is None:
         return None
     try:
-        return action_dict(tactics.choose_action(fight.state, current))
+        return tactics.choose_action(fight.state, current).to_dict()
     except (RefereeError, LookupError, ValueError):
         return None
-
-
-# ``to_dict`` of the actions the tactics suggest, by exactly what they hold: the same few come back again and
-# again (an attack with no situation), and ``to_dict`` copies a situation through ``dataclasses.asdict``,
-# which took as long as choosing the action.
-_DICTS: dict[Hashable, dict[str, Any]] = {}
-_DICTS_KEPT = 1_024
-_ATOMS = frozenset({str, int, bool, type(None)})  # equal and of one type: the same JSON (not so -0.0 and 0.0)
-
-
-def action_dict(action: Action) -> dict[str, Any]:
-    """``action.to_dict()``, kept by the action's type and every field's type and value; a copy."""
-    key = _exact(action)
-    if key is None:
-        return action.to_dict()
-    found = _DICTS.get(key)
-    if found is None:
-        if len(_DICTS) >= _DICTS_KEPT:
-            _DICTS.clear()
-        found = _DICTS[key] = action.to_dict()
-    copied: dict[str, Any] = _copied(found)
-    return copied
-
-
-def _exact(value: object) -> Hashable | None:
-    """A key equal only for values of the same types and values all through (None: one it cannot make)."""
-    kind = type(value)
-    if kind in _ATOMS or isinstance(value, Enum):
-        return (kind, value)
-    if kind is tuple or kind is frozenset:
-        items = [_exact(v) for v in value]  # type: ignore[attr-defined]
-        if any(i is None for i in items):
-            return None
-        return (kind, tuple(items) if kind is tuple else frozenset(items))
-    params = getattr(kind, "__dataclass_params__", None)
-    if params is not None and params.frozen and is_dataclass(value):
-        parts = []
-        for f in fields(value):
-            part = _exact(getattr(value, f.name))
-            if part is None:
-                return None
-            parts.append(part)
-        return (kind, tuple(parts))
-    return None
-
-
-def _copied(value: Any) -> Any:
-    """A copy of ``to_dict``'s answer (dicts and lists; the rest is atomic)."""
-    if type(value) is dict:
-        return {k: _copied(v) for k, v in value.items()}
-    if type(value) is list:
-        return [_copied(v) for v in value]
-    return value
 
 
 def hit_points_after(fight: Fight) -> dict[int, int]:
