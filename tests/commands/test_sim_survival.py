@@ -70,7 +70,9 @@ def test_finish_fallen_kills_a_defeated_party(tmp_path: Path) -> None:
     assert ogre_wins > 0.95
     for name in ("Bran", "Tam"):
         c = by_name(data)[name]
-        assert c["down_rate"] == 0.0  # the fight goes on while a fallen farmhand lives (round limit 100)
+        # the fight goes on while a fallen farmhand lives (round limit 100): one is left down only in a
+        # fight the farmhands won
+        assert c["down_rate"] <= 1 - ogre_wins
         assert c["dead_rate"] >= ogre_wins
 
 

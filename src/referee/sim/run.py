@@ -57,14 +57,29 @@ def _worker(task: tuple[int, np.random.SeedSequence]) -> Tally:
     return _WORKER_JOB.run(*task)
 
 
-def batch_size(compiled: Compiled | None, kernel: str = NUMPY) -> int:
+def batch_size(compiled: Compiled | None, kernel: str = NUMPY, combatants: int = 2) -> int:
     """Fights per batch: for the numpy kernel, memory stays near 64 MB of working arrays per batch,
     whatever the encounter; the numba kernel needs no memory per fight, and its batches are smaller
-    (a few tens of milliseconds each) so that the workers finish together."""
+    (a few tens of milliseconds each) so that the workers finish together. The event engine (`compiled`
+    None) keeps nothing per fight either: its batches are :func:`event_batch_size` fights."""
     if compiled is None:
-        return 200
+        return event_batch_size(combatants)
     slots = (1 << 18) if kernel == NUMBA else (1 << 22)  # combatant-slots per batch
     return int(max(1024, min(1 << 17, slots // max(1, compiled.count))))
+
+
+EVENT_SLOTS = 8_000  # combatant-fights per batch of the event engine
+EVENT_BATCH_LIMITS = (100, 2_000)  # its fewest and most fights per batch
+
+
+def event_batch_size(combatants: int) -> int:
+    """Fights per batch of the event engine: about :data:`EVENT_SLOTS` combatant-fights (a duel's 2,000,
+    a 3-against-4 melee's 1,142, at least 100), a second or two of fights at most. Each batch ends with
+    the helper process's counts gathered and the progress told; fewer, longer batches spend less on both
+    (a batch's first and last parts are the ones where a process may wait), and progress still comes
+    every second or two."""
+    low, high = EVENT_BATCH_LIMITS
+    return max(low, min(high, EVENT_SLOTS // max(1, combatants)))
 
 
 def plan_run(setup: Setup, force_engine: bool = False) -> tuple[Compiled | None, str]:
@@ -117,7 +132,7 @@ def simulate(
         kernel = NUMPY if compiled is not None else ""
     if kernel == NUMBA and compiled is not None:
         compiled_batch(compiled, 1, np.random.default_rng(0))  # compile (or load) before any fork
-    job = Job(setup, compiled, n, batch or batch_size(compiled, kernel), seed, kernel or NUMPY)
+    job = Job(setup, compiled, n, batch or batch_size(compiled, kernel, len(setup.combatants)), seed, kernel or NUMPY)
     seeds = np.random.SeedSequence(seed).spawn(job.batches)
     tally = Tally.empty(len(setup.sides), len(setup.combatants), setup.max_rounds)
     for part in _run_batches(job, seeds, workers):
