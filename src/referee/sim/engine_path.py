@@ -18,7 +18,7 @@ import multiprocessing.synchronize
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
@@ -40,24 +40,31 @@ GUIDE = 8  # a batch is played in parts, taken in turn by whichever process is f
 BEFORE_FORK = 3  # fights played here before a helper is forked: it inherits the caches they filled
 
 
-def event_batch(setup: Setup, n: int, rng: np.random.Generator, processes: int | None = None) -> Tally:
+Played = Callable[[int], None]  # told the fights of a batch counted so far, part by part
+
+
+def event_batch(
+    setup: Setup, n: int, rng: np.random.Generator, processes: int | None = None, played: Played | None = None
+) -> Tally:
     """Play `n` fights with the event engine (each seeded from `rng`) and count the results.
 
-    `processes`: how many processes play them (None: :func:`batch_processes`); the tally is the same."""
+    `processes`: how many processes play them (None: :func:`batch_processes`); the tally is the same.
+    `played(k)`: told after each part of the batch that `k` of its fights are counted (progress within a
+    batch: a batch of a slow encounter may take seconds)."""
     seeds = [int(seed) for seed in rng.integers(0, 2**63 - 1, size=n)]
     count = batch_processes(n, setup) if processes is None else max(1, min(processes, n))
     with _collector_for_batch() as frozen:
         if count == 1:
-            return play(setup, seeds)
+            return play(setup, seeds) if played is None else _play_in_parts(setup, seeds, played).tally()
         kept = _kept_helpers(setup, count - 1)
         if kept is not None:
-            return kept.share(seeds)
+            return kept.share(seeds, played=played)
         # The first fights fill the caches most (plans, memos): played before the fork, they are filled
         # once, and the helper inherits them, instead of both processes filling them side by side.
         first = _Count(setup).add(seeds[:BEFORE_FORK])
         if frozen:
             gc.freeze()  # what they made too: the helper's collector never walks what it inherits
-        return _fork_helpers(setup, count - 1).share(seeds[BEFORE_FORK:], first)
+        return _fork_helpers(setup, count - 1).share(seeds[BEFORE_FORK:], first, played)
 
 
 @contextlib.contextmanager
@@ -95,6 +102,15 @@ _YOUNG = 10_000  # net allocations between passes over the youngest generation w
 def play(setup: Setup, seeds: list[int]) -> Tally:
     """The tally of one fight for each seed, in this process."""
     return _Count(setup).add(seeds).tally()
+
+
+def _play_in_parts(setup: Setup, seeds: list[int], played: Played) -> _Count:
+    """:func:`play`'s counts, `played` told after each part (the parts a helper would take)."""
+    count = _Count(setup)
+    for start in _part_starts(len(seeds)):
+        count.add(seeds[start : start + _part_size(len(seeds), start)])
+        played(count.fights)
+    return count
 
 
 class _Count:
@@ -211,15 +227,16 @@ class _Helpers:
             self.pipes.append(mine)
             self.processes.append(process)
 
-    def share(self, seeds: list[int], played: _Count | None = None) -> Tally:
-        """The tally of `seeds` (and of the fights counted in `played`), played part by part here and in
-        the helpers (the same tally however the parts fall). After an error, the helpers are ended and
+    def share(self, seeds: list[int], first: _Count | None = None, played: Played | None = None) -> Tally:
+        """The tally of `seeds` (and of the fights counted in `first`), played part by part here and in
+        the helpers (the same tally however the parts fall); `played` told after each part played here
+        how many are counted (here and as the helpers sent). After an error, the helpers are ended and
         the next batch forks new ones."""
         self.batch += 1
         batch, shared = self.batch, self.shared
         with shared.get_lock():
             shared[0], shared[1] = batch, 0
-        count = played if played is not None else _Count(self.setup)
+        count = first if first is not None else _Count(self.setup)
         sent: dict[int, Counts] = {}  # a helper's parts by their first fight
         mine: set[int] = set()  # the first fights of the parts played here
         try:
@@ -228,6 +245,9 @@ class _Helpers:
             for start, end in _parts(len(seeds), shared, batch):
                 count.add(seeds[start:end])
                 mine.add(start)
+                if played is not None:
+                    self._receive(batch, sent)
+                    played(count.fights + sum(counts[0] for counts in sent.values()))
             self._receive(batch, sent)  # what the helpers sent meanwhile (a few hundred bytes a part)
         except (EOFError, OSError):  # a helper gone: the parts it has not sent back are played here
             close_helpers()

@@ -38,10 +38,13 @@ class Job:
     def size(self, index: int) -> int:
         return min(self.batch, self.n - index * self.batch)
 
-    def run(self, index: int, seeds: np.random.SeedSequence) -> Tally:
+    def run(
+        self, index: int, seeds: np.random.SeedSequence, played: Callable[[int], None] | None = None
+    ) -> Tally:
+        """Batch `index`'s tally; `played(k)`: the event engine tells its progress within the batch."""
         rng = np.random.default_rng(seeds)
         if self.compiled is None:
-            return event_batch(self.setup, self.size(index), rng)
+            return event_batch(self.setup, self.size(index), rng, played=played)
         if self.kernel == NUMBA:
             tally = compiled_batch(self.compiled, self.size(index), rng)
             if tally is not None:
@@ -109,8 +112,8 @@ def simulate(
 
     `kernel`: NUMBA (compiled, the default when numba is installed) or NUMPY (the array reference).
     `on_path(path, reason)` hears which path will play the fights (and why not the fast one) before
-    any fight is played; `progress(done, total)` after each batch. `tables`: `setup`'s tables as
-    :func:`plan_run` compiled them already (not compiled again)."""
+    any fight is played; `progress(done, total)` after each batch (on the event engine also after each part
+    of one). `tables`: `setup`'s tables as :func:`plan_run` compiled them already (not compiled again)."""
     if n < 1:
         raise IllegalActionError(f"the number of fights must be at least 1, not {n}")
     if workers < 1:
@@ -132,10 +135,18 @@ def simulate(
         kernel = NUMPY if compiled is not None else ""
     if kernel == NUMBA and compiled is not None:
         compiled_batch(compiled, 1, np.random.default_rng(0))  # compile (or load) before any fork
-    job = Job(setup, compiled, n, batch or batch_size(compiled, kernel, len(setup.combatants)), seed, kernel or NUMPY)
+    size = batch or batch_size(compiled, kernel, len(setup.combatants))
+    job = Job(setup, compiled, n, size, seed, kernel or NUMPY)
     seeds = np.random.SeedSequence(seed).spawn(job.batches)
     tally = Tally.empty(len(setup.sides), len(setup.combatants), setup.max_rounds)
-    for part in _run_batches(job, seeds, workers):
+    within: Callable[[int], None] | None = None
+    if progress is not None and compiled is None:  # the event engine's batches are told part by part too
+        told = progress
+
+        def within(k: int) -> None:
+            told(tally.fights + k, n)
+
+    for part in _run_batches(job, seeds, workers, within):
         tally.add(part)
         if progress is not None:
             progress(tally.fights, n)
@@ -152,11 +163,15 @@ def default_kernel() -> str:
     return NUMBA if numba_play() is not None else NUMPY
 
 
-def _run_batches(job: Job, seeds: list[np.random.SeedSequence], workers: int) -> Iterator[Tally]:
+def _run_batches(
+    job: Job, seeds: list[np.random.SeedSequence], workers: int, played: Callable[[int], None] | None = None
+) -> Iterator[Tally]:
+    """Each batch's tally in order: played here (`played` told within each, where the path tells), or
+    spread over `workers` forked processes (told batch by batch)."""
     tasks = list(enumerate(seeds))
     if workers == 1 or len(tasks) == 1:
         for index, s in tasks:
-            yield job.run(index, s)
+            yield job.run(index, s, played)
         return
     global _WORKER_JOB
     _WORKER_JOB = job  # handed to the forked workers (a Setup holds mapping proxies, which do not pickle)
