@@ -25,8 +25,8 @@ from referee.checks import Check, Keep
 from referee.dice import DiceSource, DiceTape, ScriptedDice, parse_dice
 from referee.engine import resolve
 from referee.engine.caches import late
-from referee.engine.events import Event, EventType, at_round, event, with_names
-from referee.engine.resolve import attack_event, attack_events, hit_damage_events
+from referee.engine.events import Event, EventType, at_round, event, renamed_at
+from referee.engine.resolve import attack_event, attack_events, hit_damage_events, keep_event
 from referee.engine.state import CombatantState, FightState
 from referee.model import Combatant
 from referee.rules import attack_roll
@@ -118,9 +118,9 @@ def _in_round(told: dict[Any, Any], key: Any, r: int, make: Any) -> Any:
     base = told.get(key)
     if base is None:
         base = make()
-        resolve.keep_event(told, key, base, 1)
+        keep_event(told, key, base, 1)
     found = at_round(base, r)
-    resolve.keep_event(told, (key, r), found, 1)
+    keep_event(told, (key, r), found, 1)
     return found
 
 
@@ -133,11 +133,11 @@ def _rolled(
     key = (face, ctx.charge, ctx.distance)
     told = account.told
     found = told.get(key)
-    if found is None:
+    if found is None:  # made in this round: kept as it is served (a kept event's round is only its number)
         family = _family(plan, ctx.ruleset, told)
         shared = family.get(key) if family is not None else None
         if shared is not None:  # told for a plan that differs only in the names
-            found = (shared[0], with_names(shared[1], plan.attacker, plan.defender))
+            found = (shared[0], renamed_at(shared[1], plan.attacker, plan.defender, r))
         else:
             tape = DiceTape(
                 ScriptedDice([face], then=dice)
@@ -149,9 +149,11 @@ def _rolled(
                 return found
             if family is not None:
                 _tell(family, key, found)
-        resolve.keep_event(told, key, found, 1)
-    served = (found[0], at_round(found[1], r))
-    resolve.keep_event(told, (*key, r), served, 1)
+        keep_event(told, key, found, 1)
+        served: tuple[attack_roll.AttackOutcome, Event] = found
+    else:
+        served = (found[0], at_round(found[1], r))
+    keep_event(told, (*key, r), served, 1)
     return served
 
 
@@ -159,8 +161,9 @@ def _family(plan: AttackPlan, ruleset: Ruleset, told: dict[Any, Any]) -> dict[An
     """What the plans equal to `plan` but for the attacker's and defender's names were told, by face (the
     four orcs' attacks on Brenna): a plain attack's outcome and ATTACK event read no name but in the
     event's actor and target (the check's label is shown only for an automatic result, which a plain plan
-    has not), so they are told once for all of them and served with the names changed. Kept in the
-    plan's account; None when the plan cannot be compared without its names."""
+    has not), so they are told once for all of them and served with the names changed; and, by
+    ``("rolled", critical, faces)``, a hit's rolled damage and its account (:func:`_told_hit`). Kept in
+    the plan's account; None when the plan cannot be compared without its names."""
     found = told.get("family")
     if found is None:
         try:
@@ -295,7 +298,7 @@ def _damage_events(
         expr, maximise, _mods = attack_roll.damage_recipe(plan, critical)
         plain = parse_dice(expr).plain
         recipe = () if maximise else (plain[0] if plain is not None else None)
-        resolve.keep_event(told, ("recipe", critical), (recipe,), 0)
+        keep_event(told, ("recipe", critical), (recipe,), 0)
     else:
         recipe = recipe[0]
     if recipe is None:  # not a plain sum: rolled the ordinary way
@@ -311,25 +314,27 @@ def _damage_events(
     found = told.get((key, r))
     if found is None:
         base = told.get(key)
-        if base is None:
+        if base is None:  # made in this round: kept as it is served (as the attack's, :func:`_rolled`)
             family = _hit_family(plan, state.setup.ruleset, defender, told)
             shared = family.get(key) if family is not None else None
             if shared is not None:  # told for another attacker of the same plan on this defender
-                base = tuple(with_names(e, plan.attacker, e.target) for e in shared)
+                base = tuple(renamed_at(e, plan.attacker, e.target, r) for e in shared)
             else:
                 twins = _twin_family(plan, state.setup, defender, told)
                 alike = twins.get(key) if twins is not None else None
                 if alike is not None:  # told for a defender equal to this one but for the name
-                    base = (with_names(alike, plan.attacker, defender.name),)
+                    base = (renamed_at(alike, plan.attacker, defender.name, r),)
                 else:
                     base = tuple(_told_hit(state, plan, outcome, defender, faces, told))
                     if twins is not None and len(base) == 1:  # no DEFEAT (its text names the defender)
                         _tell(twins, key, base[0])
                 if family is not None:
                     _tell(family, key, base)
-            resolve.keep_event(told, key, base, len(base))
-        found = tuple(at_round(e, r) for e in base)
-        resolve.keep_event(told, (key, r), found, len(found))
+            keep_event(told, key, base, len(base))
+            found = base
+        else:
+            found = tuple(at_round(e, r) for e in base)
+        keep_event(told, (key, r), found, len(found))
     return list(found)
 
 
@@ -343,15 +348,21 @@ def _told_hit(
 ) -> list[Event]:
     """A hit's events for these faces on the defender as it stands: the damage rolled from the faces
     (:func:`attack_roll.roll_damage`) and its account (:func:`referee.engine.resolve.hit_account`), the same
-    for any hit points, so worked out once per plan, critical and faces; then what it does to this
-    defender (:func:`referee.engine.resolve.hit_events`)."""
+    for any hit points and names (they read the plan's damage and critical plans and the critical, not the
+    names), so worked out once per family of plans (:func:`_family`), critical and faces; then what it
+    does to this defender (:func:`referee.engine.resolve.hit_events`)."""
     key = ("rolled", outcome.critical, faces)
     rolled = told.get(key)
     if rolled is None:
-        tape = DiceTape(ScriptedDice(faces))
-        amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)
-        damage_dice = tape.take()
-        account = resolve.hit_account(plan, outcome, damage_dice, amount, mods, how)
-        rolled = (damage_dice, amount, mods, how, account)
-        resolve.keep_event(told, key, rolled, 1)
+        family = _family(plan, state.setup.ruleset, told)
+        rolled = family.get(key) if family is not None else None
+        if rolled is None:
+            tape = DiceTape(ScriptedDice(faces))
+            amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)
+            damage_dice = tape.take()
+            account = resolve.hit_account(plan, outcome, damage_dice, amount, mods, how)
+            rolled = (damage_dice, amount, mods, how, account)
+            if family is not None:
+                _tell(family, key, rolled)
+        keep_event(told, key, rolled, 1)
     return resolve.hit_events(state, plan, outcome, defender, *rolled)

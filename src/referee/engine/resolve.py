@@ -340,15 +340,14 @@ def kept_account(plan: AttackPlan, ruleset: Ruleset) -> _PlanAccount | None:
 
 def keep_event(table: dict[Hashable, Any], key: Hashable, value: Any, count: int) -> None:
     """Keep `value` (holding `count` events) in an account's `table`, under the accounts' budget."""
-    _keep(table, key, value, count)
-
-
-def _keep(table: dict[Hashable, Any], key: Hashable, value: Any, count: int) -> None:
     global _kept_events
     if _kept_events >= _BUDGET:
         forget_accounts()
     _kept_events += count
     table[key] = value
+
+
+_keep = keep_event
 
 
 def forget_accounts() -> None:
