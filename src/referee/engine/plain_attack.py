@@ -97,7 +97,12 @@ def plain_attack_events(
     key = (face, ctx.charge, ctx.distance, r)
     found = told.get(key)
     if found is None:
-        found = _rolled(state, ctx, plan, dice, account, face)
+        base = told.get(key[:3])
+        if base is None:
+            found = _rolled(state, ctx, plan, dice, account, face)
+        else:  # told in another round: copied once for this one
+            found = (base[0], at_round(base[1], r))
+            keep_event(told, key, found, 1)
     outcome, attack = found
     out.append(attack)
     if outcome.hit and not plan.damage.none:

@@ -149,7 +149,7 @@ def defeat_status(
     hp_after = target.hp - (0 if subdual else damage)
     sub_after = target.subdual + (damage if subdual else 0)
     status = hit_points.status_after_damage(hp_after, sub_after, target.spec.is_monster, ruleset, knockout)
-    return None if status in {target.status, hit_points.ACTIVE} else status
+    return None if status == target.status or status == hit_points.ACTIVE else status
 
 
 def defeat_events(
