@@ -85,3 +85,26 @@ def test_renamed_at_is_with_names_then_at_round() -> None:
         made = renamed_at(e, actor, target, r)
         assert made == at_round(with_names(e, actor, target), r)
         assert (made is e) == (actor == "Orc" and target == "Brenna" and r == 2)
+
+
+def test_a_twin_is_told_its_own_defeat() -> None:
+    """ODD-HP-1: a hit told for one orc is served to its twins; a DEFEAT that followed is asked of the
+    procedure for the orc at hand (its text names it), and is the DEFEAT the fight without caches has."""
+    from referee.engine import plain_attack
+
+    setup = load_encounter(MELEE)
+    _forget()
+    plain_attack._FAMILIES.clear()
+    seeds = list(range(30))
+    cold = _logs(setup, seeds, cached=True)
+    defeats = [
+        value
+        for key, (_ruleset, told, _twin) in plain_attack._FAMILIES.items()
+        if key[-1] == "twins" and told is not None
+        for value in told.values()
+        if value[1]
+    ]
+    assert defeats  # some hit on an orc that killed it was kept for its twins
+    fresh = _logs(setup, seeds, cached=False)
+    assert cold == fresh
+    assert {e["target"] for log in fresh for e in log if e["type"] == "defeat"} >= {"Orc 1", "Orc 2"}

@@ -210,12 +210,14 @@ def _hit_family(
 def _twin_family(
     plan: AttackPlan, setup: Setup, defender: CombatantState, told: dict[Any, Any]
 ) -> dict[Any, Any] | None:
-    """What the plans equal to `plan` but for both names were told of a hit that defeats nobody, on any
-    defender whose sheet is equal to this one's but for the name (Brenna's sword on each of the four
-    orcs): such a hit's one event, DAMAGE, reads the defender's name only as its target (a DEFEAT's text
-    names the defender, and so does a knock-out's note: those are not kept here). By the hit's dice and
-    the defender's hit points, subdual damage and status, as :func:`_hit_family`. Kept in the plan's
-    account; None when the defender has no such twin or the plan cannot be compared without its names."""
+    """What the plans equal to `plan` but for both names were told of a hit on any defender whose sheet is
+    equal to this one's but for the name (Brenna's sword on each of the four orcs): its DAMAGE event, which
+    reads the defender's name only as its target (a knock-out's note names the defender: such plans are
+    not kept here), and whether a DEFEAT followed. A DEFEAT's text names the defender, so it is not kept:
+    it is asked of :func:`referee.engine.resolve.defeat_events` for the defender at hand (:func:`_defeat`);
+    whether there is one is the same for a twin (the same sheet, hit points, subdual damage and status).
+    By the hit's dice and the defender's state, as :func:`_hit_family`. Kept in the plan's account; None
+    when the defender has no such twin or the plan cannot be compared without its names."""
     found = told.get("twin family")
     if found is None:
         twin = None if plan.damage.knockout else _twin(setup, defender.spec)
@@ -272,8 +274,8 @@ _CHECK_FIELDS = tuple(f.name for f in fields(Check))
 
 # (a plan without its names, id(ruleset)) -> (the ruleset, by face: the outcome and ATTACK event, None), and
 # (a plan without the attacker's name, id(ruleset), id(the defender's sheet)) -> (the ruleset, by dice and
-# the defender's state: the hit's events, the sheet): what is in the key by id is kept so that its id stays
-# its own; a family holds at most what its plans' accounts hold
+# the defender's state: the hit's events, the sheet), and twins' (:func:`_twin_family`): what is in the key
+# by id is kept so that its id stays its own; a family holds at most what its plans' accounts hold
 _FAMILIES: dict[tuple[Any, ...], tuple[Ruleset, dict[Any, Any] | None, Any]] = {}
 _FAMILIES_LIMIT = 1024
 _TOLD_LIMIT = 20_000  # entries in all families (each an event or a hit's two): then all are forgotten
@@ -328,11 +330,12 @@ def _damage_events(
                 twins = _twin_family(plan, state.setup, defender, told)
                 alike = twins.get(key) if twins is not None else None
                 if alike is not None:  # told for a defender equal to this one but for the name
-                    base = (renamed_at(alike, plan.attacker, defender.name, r),)
+                    damage = renamed_at(alike[0], plan.attacker, defender.name, r)
+                    base = (damage, *_defeat(state, plan, defender, damage)) if alike[1] else (damage,)
                 else:
                     base = tuple(_told_hit(state, plan, outcome, defender, faces, told))
-                    if twins is not None and len(base) == 1:  # no DEFEAT (its text names the defender)
-                        _tell(twins, key, base[0])
+                    if twins is not None:  # the DAMAGE, and whether a DEFEAT followed
+                        _tell(twins, key, (base[0], len(base) > 1))
                 if family is not None:
                     _tell(family, key, base)
             keep_event(told, key, base, len(base))
@@ -341,6 +344,15 @@ def _damage_events(
             found = tuple(at_round(e, r) for e in base)
         keep_event(told, (key, r), found, len(found))
     return list(found)
+
+
+def _defeat(state: FightState, plan: AttackPlan, defender: CombatantState, damage: Event) -> list[Event]:
+    """The DEFEAT that follows `damage` (a hit's DAMAGE event, told for a twin of `defender`) on `defender`:
+    from :func:`referee.engine.resolve.defeat_events`, asked as :func:`referee.engine.resolve.damage_events`
+    asks it (the damage dealt, the plan's subdual and knock-out, the round, the attacker)."""
+    assert damage.damage is not None
+    sub, ko = plan.damage.subdual, plan.damage.knockout
+    return resolve.defeat_events(state, defender, damage.damage, sub, ko, damage.round, plan.attacker)
 
 
 def _told_hit(
