@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import attrgetter
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +34,10 @@ class Modifier:
 
 def total(modifiers: Iterable[Modifier]) -> int:
     """Sum of the modifiers' values."""
-    return sum(m.value for m in modifiers)
+    return sum(map(_VALUE, modifiers))  # no generator frame per modifier: asked for each roll checked
+
+
+_VALUE = attrgetter("value")
 
 
 def describe(modifiers: Iterable[Modifier]) -> str:

@@ -141,3 +141,15 @@ def with_names(e: Event, actor: str | None, target: str | None) -> Event:
     values.update(e.__dict__)
     values["actor"], values["target"] = actor, target
     return made
+
+
+def renamed_at(e: Event, actor: str | None, target: str | None, round: int) -> Event:
+    """:func:`with_names` and :func:`at_round` in one copy (an event told for another plan, served in this
+    round): itself when nothing changes."""
+    if e.actor == actor and e.target == target and e.round == round:
+        return e
+    made = object.__new__(Event)
+    values = made.__dict__
+    values.update(e.__dict__)
+    values["actor"], values["target"], values["round"] = actor, target, round
+    return made

@@ -25,8 +25,8 @@ from referee.checks import Check, Keep
 from referee.dice import DiceSource, DiceTape, ScriptedDice, parse_dice
 from referee.engine import resolve
 from referee.engine.caches import late
-from referee.engine.events import Event, EventType, at_round, event, with_names
-from referee.engine.resolve import attack_event, attack_events, hit_damage_events
+from referee.engine.events import Event, EventType, at_round, event, renamed_at
+from referee.engine.resolve import attack_event, attack_events, hit_damage_events, keep_event
 from referee.engine.state import CombatantState, FightState
 from referee.model import Combatant
 from referee.rules import attack_roll
@@ -97,7 +97,12 @@ def plain_attack_events(
     key = (face, ctx.charge, ctx.distance, r)
     found = told.get(key)
     if found is None:
-        found = _rolled(state, ctx, plan, dice, account, face)
+        base = told.get(key[:3])
+        if base is None:
+            found = _rolled(state, ctx, plan, dice, account, face)
+        else:  # told in another round: copied once for this one
+            found = (base[0], at_round(base[1], r))
+            keep_event(told, key, found, 1)
     outcome, attack = found
     out.append(attack)
     if outcome.hit and not plan.damage.none:
@@ -118,9 +123,9 @@ def _in_round(told: dict[Any, Any], key: Any, r: int, make: Any) -> Any:
     base = told.get(key)
     if base is None:
         base = make()
-        resolve.keep_event(told, key, base, 1)
+        keep_event(told, key, base, 1)
     found = at_round(base, r)
-    resolve.keep_event(told, (key, r), found, 1)
+    keep_event(told, (key, r), found, 1)
     return found
 
 
@@ -133,11 +138,11 @@ def _rolled(
     key = (face, ctx.charge, ctx.distance)
     told = account.told
     found = told.get(key)
-    if found is None:
+    if found is None:  # made in this round: kept as it is served (a kept event's round is only its number)
         family = _family(plan, ctx.ruleset, told)
         shared = family.get(key) if family is not None else None
         if shared is not None:  # told for a plan that differs only in the names
-            found = (shared[0], with_names(shared[1], plan.attacker, plan.defender))
+            found = (shared[0], renamed_at(shared[1], plan.attacker, plan.defender, r))
         else:
             tape = DiceTape(
                 ScriptedDice([face], then=dice)
@@ -149,9 +154,11 @@ def _rolled(
                 return found
             if family is not None:
                 _tell(family, key, found)
-        resolve.keep_event(told, key, found, 1)
-    served = (found[0], at_round(found[1], r))
-    resolve.keep_event(told, (*key, r), served, 1)
+        keep_event(told, key, found, 1)
+        served: tuple[attack_roll.AttackOutcome, Event] = found
+    else:
+        served = (found[0], at_round(found[1], r))
+    keep_event(told, (*key, r), served, 1)
     return served
 
 
@@ -159,8 +166,9 @@ def _family(plan: AttackPlan, ruleset: Ruleset, told: dict[Any, Any]) -> dict[An
     """What the plans equal to `plan` but for the attacker's and defender's names were told, by face (the
     four orcs' attacks on Brenna): a plain attack's outcome and ATTACK event read no name but in the
     event's actor and target (the check's label is shown only for an automatic result, which a plain plan
-    has not), so they are told once for all of them and served with the names changed. Kept in the
-    plan's account; None when the plan cannot be compared without its names."""
+    has not), so they are told once for all of them and served with the names changed; and, by
+    ``("rolled", critical, faces)``, a hit's rolled damage and its account (:func:`_told_hit`). Kept in
+    the plan's account; None when the plan cannot be compared without its names."""
     found = told.get("family")
     if found is None:
         try:
@@ -202,12 +210,14 @@ def _hit_family(
 def _twin_family(
     plan: AttackPlan, setup: Setup, defender: CombatantState, told: dict[Any, Any]
 ) -> dict[Any, Any] | None:
-    """What the plans equal to `plan` but for both names were told of a hit that defeats nobody, on any
-    defender whose sheet is equal to this one's but for the name (Brenna's sword on each of the four
-    orcs): such a hit's one event, DAMAGE, reads the defender's name only as its target (a DEFEAT's text
-    names the defender, and so does a knock-out's note: those are not kept here). By the hit's dice and
-    the defender's hit points, subdual damage and status, as :func:`_hit_family`. Kept in the plan's
-    account; None when the defender has no such twin or the plan cannot be compared without its names."""
+    """What the plans equal to `plan` but for both names were told of a hit on any defender whose sheet is
+    equal to this one's but for the name (Brenna's sword on each of the four orcs): its DAMAGE event, which
+    reads the defender's name only as its target (a knock-out's note names the defender: such plans are
+    not kept here), and whether a DEFEAT followed. A DEFEAT's text names the defender, so it is not kept:
+    it is asked of :func:`referee.engine.resolve.defeat_events` for the defender at hand (:func:`_defeat`);
+    whether there is one is the same for a twin (the same sheet, hit points, subdual damage and status).
+    By the hit's dice and the defender's state, as :func:`_hit_family`. Kept in the plan's account; None
+    when the defender has no such twin or the plan cannot be compared without its names."""
     found = told.get("twin family")
     if found is None:
         twin = None if plan.damage.knockout else _twin(setup, defender.spec)
@@ -264,8 +274,8 @@ _CHECK_FIELDS = tuple(f.name for f in fields(Check))
 
 # (a plan without its names, id(ruleset)) -> (the ruleset, by face: the outcome and ATTACK event, None), and
 # (a plan without the attacker's name, id(ruleset), id(the defender's sheet)) -> (the ruleset, by dice and
-# the defender's state: the hit's events, the sheet): what is in the key by id is kept so that its id stays
-# its own; a family holds at most what its plans' accounts hold
+# the defender's state: the hit's events, the sheet), and twins' (:func:`_twin_family`): what is in the key
+# by id is kept so that its id stays its own; a family holds at most what its plans' accounts hold
 _FAMILIES: dict[tuple[Any, ...], tuple[Ruleset, dict[Any, Any] | None, Any]] = {}
 _FAMILIES_LIMIT = 1024
 _TOLD_LIMIT = 20_000  # entries in all families (each an event or a hit's two): then all are forgotten
@@ -295,7 +305,7 @@ def _damage_events(
         expr, maximise, _mods = attack_roll.damage_recipe(plan, critical)
         plain = parse_dice(expr).plain
         recipe = () if maximise else (plain[0] if plain is not None else None)
-        resolve.keep_event(told, ("recipe", critical), (recipe,), 0)
+        keep_event(told, ("recipe", critical), (recipe,), 0)
     else:
         recipe = recipe[0]
     if recipe is None:  # not a plain sum: rolled the ordinary way
@@ -311,26 +321,38 @@ def _damage_events(
     found = told.get((key, r))
     if found is None:
         base = told.get(key)
-        if base is None:
+        if base is None:  # made in this round: kept as it is served (as the attack's, :func:`_rolled`)
             family = _hit_family(plan, state.setup.ruleset, defender, told)
             shared = family.get(key) if family is not None else None
             if shared is not None:  # told for another attacker of the same plan on this defender
-                base = tuple(with_names(e, plan.attacker, e.target) for e in shared)
+                base = tuple(renamed_at(e, plan.attacker, e.target, r) for e in shared)
             else:
                 twins = _twin_family(plan, state.setup, defender, told)
                 alike = twins.get(key) if twins is not None else None
                 if alike is not None:  # told for a defender equal to this one but for the name
-                    base = (with_names(alike, plan.attacker, defender.name),)
+                    damage = renamed_at(alike[0], plan.attacker, defender.name, r)
+                    base = (damage, *_defeat(state, plan, defender, damage)) if alike[1] else (damage,)
                 else:
                     base = tuple(_told_hit(state, plan, outcome, defender, faces, told))
-                    if twins is not None and len(base) == 1:  # no DEFEAT (its text names the defender)
-                        _tell(twins, key, base[0])
+                    if twins is not None:  # the DAMAGE, and whether a DEFEAT followed
+                        _tell(twins, key, (base[0], len(base) > 1))
                 if family is not None:
                     _tell(family, key, base)
-            resolve.keep_event(told, key, base, len(base))
-        found = tuple(at_round(e, r) for e in base)
-        resolve.keep_event(told, (key, r), found, len(found))
+            keep_event(told, key, base, len(base))
+            found = base
+        else:
+            found = tuple(at_round(e, r) for e in base)
+        keep_event(told, (key, r), found, len(found))
     return list(found)
+
+
+def _defeat(state: FightState, plan: AttackPlan, defender: CombatantState, damage: Event) -> list[Event]:
+    """The DEFEAT that follows `damage` (a hit's DAMAGE event, told for a twin of `defender`) on `defender`:
+    from :func:`referee.engine.resolve.defeat_events`, asked as :func:`referee.engine.resolve.damage_events`
+    asks it (the damage dealt, the plan's subdual and knock-out, the round, the attacker)."""
+    assert damage.damage is not None
+    sub, ko = plan.damage.subdual, plan.damage.knockout
+    return resolve.defeat_events(state, defender, damage.damage, sub, ko, damage.round, plan.attacker)
 
 
 def _told_hit(
@@ -343,15 +365,21 @@ def _told_hit(
 ) -> list[Event]:
     """A hit's events for these faces on the defender as it stands: the damage rolled from the faces
     (:func:`attack_roll.roll_damage`) and its account (:func:`referee.engine.resolve.hit_account`), the same
-    for any hit points, so worked out once per plan, critical and faces; then what it does to this
-    defender (:func:`referee.engine.resolve.hit_events`)."""
+    for any hit points and names (they read the plan's damage and critical plans and the critical, not the
+    names), so worked out once per family of plans (:func:`_family`), critical and faces; then what it
+    does to this defender (:func:`referee.engine.resolve.hit_events`)."""
     key = ("rolled", outcome.critical, faces)
     rolled = told.get(key)
     if rolled is None:
-        tape = DiceTape(ScriptedDice(faces))
-        amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)
-        damage_dice = tape.take()
-        account = resolve.hit_account(plan, outcome, damage_dice, amount, mods, how)
-        rolled = (damage_dice, amount, mods, how, account)
-        resolve.keep_event(told, key, rolled, 1)
+        family = _family(plan, state.setup.ruleset, told)
+        rolled = family.get(key) if family is not None else None
+        if rolled is None:
+            tape = DiceTape(ScriptedDice(faces))
+            amount, mods, how = attack_roll.roll_damage(plan, outcome, tape)
+            damage_dice = tape.take()
+            account = resolve.hit_account(plan, outcome, damage_dice, amount, mods, how)
+            rolled = (damage_dice, amount, mods, how, account)
+            if family is not None:
+                _tell(family, key, rolled)
+        keep_event(told, key, rolled, 1)
     return resolve.hit_events(state, plan, outcome, defender, *rolled)

@@ -118,17 +118,20 @@ class _CombatantStandIn:
         self._recorder = recorder
         self._name = name
 
-    # __getattribute__, not __getattr__: a stand-in has no attributes of its own but its two fields, and the
-    # ordinary lookup failing first made (and dropped) an AttributeError with its message per read
-    def __getattribute__(self, attr: str) -> Any:
-        if attr[0] == "_":  # its own fields and dunders as the ordinary lookup finds them; else the fighter's
-            try:
-                return object.__getattribute__(self, attr)
-            except AttributeError:
-                pass
-        recorder: Recorder = object.__getattribute__(self, "_recorder")
-        name: str = object.__getattribute__(self, "_name")
-        return _combatant_read(recorder, name, attr)
+    # Asked only when the ordinary lookup fails: a stand-in has no attributes of its own but its two fields
+    # and what it has answered. The fight does not change while planning and a read is noted once (the
+    # recorder's `asked`), so an answer is kept on the stand-in and the rules' next read of it is an
+    # ordinary attribute read (a plan reads ~60 attributes, most several times).
+    def __getattr__(self, attr: str) -> Any:
+        if attr in _OWN:  # not set yet (a copy being made): no fighter to ask
+            raise AttributeError(attr)
+        value = _combatant_read(self._recorder, self._name, attr)
+        if attr[:2] != "__":  # a dunder the class has not: the fighter's, as before, not kept
+            self.__dict__[attr] = value
+        return value
+
+
+_OWN = frozenset({"_recorder", "_name"})  # the stand-ins' own fields
 
 
 def _combatant_read(recorder: Recorder, name: str, attr: str) -> Any:
@@ -142,15 +145,24 @@ def _combatant_read(recorder: Recorder, name: str, attr: str) -> Any:
     value = getattr(real, attr)
     implied = _IMPLIED.get(attr)
     if implied is not None:  # `has(...)` is a question about `conditions`: one read answers them all
+        noted = False  # at its first question: the fight does not change while planning
 
         def asked(*args: Any) -> Any:
-            recorder.note(name, implied, ())
+            nonlocal noted
+            if not noted:
+                recorder.note(name, implied, ())
+                noted = True
             return value(*args)
 
         return asked
     if callable(value):
         return lambda *args: recorder.note(name, attr, args)
     return recorder.note(name, attr, ())
+
+
+def _fight_method(recorder: Recorder, attr: str) -> Callable[..., Any]:
+    """The fight's method `attr` as the stand-in answers it: each call noted with its arguments."""
+    return lambda *args: recorder.note(None, attr, args)
 
 
 class _People(Mapping[str, Any]):
@@ -175,22 +187,21 @@ class _FightStandIn:
     def __init__(self, recorder: Recorder) -> None:
         self._recorder = recorder
 
-    def __getattribute__(self, attr: str) -> Any:  # not __getattr__: as the combatants' stand-ins
-        if attr[0] == "_":  # its own field, methods and dunders as the ordinary lookup finds them
-            try:
-                return object.__getattribute__(self, attr)
-            except AttributeError:
-                pass
-        recorder: Recorder = object.__getattribute__(self, "_recorder")
+    def __getattr__(self, attr: str) -> Any:  # kept once answered, as the combatants' stand-ins'
+        if attr in _OWN:
+            raise AttributeError(attr)
+        recorder = self._recorder
         state = recorder.state
         if attr in _STATE_CONSTANT or attr.startswith("__"):
-            return getattr(state, attr)
-        if attr == "combatants":
-            return _People(recorder)
-        value = getattr(state, attr)
-        if callable(value):
-            return lambda *args: recorder.note(None, attr, args)
-        return recorder.note(None, attr, ())
+            value = getattr(state, attr)
+        elif attr == "combatants":
+            value = _People(recorder)
+        else:
+            value = getattr(state, attr)
+            value = _fight_method(recorder, attr) if callable(value) else recorder.note(None, attr, ())
+        if attr[:2] != "__":
+            self.__dict__[attr] = value
+        return value
 
     def __getitem__(self, name: str) -> Any:
         self._recorder.state[name]  # the one-line error for an unknown name

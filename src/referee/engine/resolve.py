@@ -149,7 +149,7 @@ def defeat_status(
     hp_after = target.hp - (0 if subdual else damage)
     sub_after = target.subdual + (damage if subdual else 0)
     status = hit_points.status_after_damage(hp_after, sub_after, target.spec.is_monster, ruleset, knockout)
-    return None if status in {target.status, hit_points.ACTIVE} else status
+    return None if status == target.status or status == hit_points.ACTIVE else status
 
 
 def defeat_events(
@@ -340,15 +340,14 @@ def kept_account(plan: AttackPlan, ruleset: Ruleset) -> _PlanAccount | None:
 
 def keep_event(table: dict[Hashable, Any], key: Hashable, value: Any, count: int) -> None:
     """Keep `value` (holding `count` events) in an account's `table`, under the accounts' budget."""
-    _keep(table, key, value, count)
-
-
-def _keep(table: dict[Hashable, Any], key: Hashable, value: Any, count: int) -> None:
     global _kept_events
     if _kept_events >= _BUDGET:
         forget_accounts()
     _kept_events += count
     table[key] = value
+
+
+_keep = keep_event
 
 
 def forget_accounts() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from referee.checks import Modifier
+from referee.checks import Modifier, total
 from referee.dice import DiceSource, parse_dice, roll
 from referee.rules import memo
 from referee.rules.attack import MAXIMUM_CRITICALS, AttackPlan, CriticalPlan, critical_bonus
@@ -145,7 +145,7 @@ def _damage_recipe(plan: AttackPlan, critical: bool) -> Recipe:
 def damage_amount(plan: AttackPlan, base: int, modifiers: tuple[Modifier, ...]) -> int:
     """The dice total plus the modifiers, at least the plan's minimum (GAP-MIN-DAMAGE), times the plan's
     total multiplier ("double damage" read as the whole damage, option `double_damage = total`)."""
-    return max(plan.damage.minimum, base + sum(m.value for m in modifiers)) * plan.damage.total_multiplier
+    return max(plan.damage.minimum, base + total(modifiers)) * plan.damage.total_multiplier
 
 
 def roll_damage(
