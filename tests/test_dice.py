@@ -150,3 +150,55 @@ def test_expressions_that_are_not_plain_sums_walk_the_tree() -> None:
         assert parse_dice(text).plain is None
     assert roll("(1d6)*2", ScriptedDice([5])).total == 10
     assert roll("1d8-1d4", ScriptedDice([5, 3])).total == 2
+
+
+SIMPLE_TEXTS = [
+    "1d8",
+    "d6",
+    "2d4+1",
+    "1d6-1",
+    "3",
+    "01d06",
+    "1d6+0",
+    "1d63",
+    "1000d6",
+    "1d1000",
+    "0",
+    "10d10-10",
+]
+
+
+@pytest.mark.parametrize(
+    "text", [*SIMPLE_TEXTS, "+3", "-3", "0d6", "1d0", "1001d6", "1d1001", "1d6+-1", "d%"]
+)
+def test_a_simple_expression_read_without_d20_is_what_d20_reads(text: str) -> None:
+    # `_simple` reads the common forms itself; where it does, everything agrees with d20's tree
+    from referee.dice import _bound, _groups, _linear, _simple, _tree
+
+    simple = _simple(text)
+    assert (simple is not None) == (text in SIMPLE_TEXTS)
+    if simple is None:
+        return
+    expr, node = parse_dice(text), _tree(text)
+    linear = _linear(node, 1)
+    assert linear is not None
+    assert simple == (tuple((g.count, g.sides) for g in linear[0]), linear[1]) == expr.plain
+    assert expr.groups() == list(_groups(node))
+    assert (expr.minimum, expr.maximum) == (_bound(node, low=True), _bound(node, low=False))
+    assert expr.linear() == linear
+    assert str(expr.node) == str(node)  # the tree, parsed when first asked for
+    assert expr == parse_dice(f" {text} ") and hash(expr) == hash(parse_dice(text))
+    assert repr(expr) == f"DiceExpr(text={text!r})"
+
+
+def test_an_expression_made_without_its_tree_stays_frozen() -> None:
+    import dataclasses
+
+    expr = parse_dice("1d8+1")
+    assert "node" not in vars(expr)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        expr.text = "1d6"  # type: ignore[misc]
+    assert [f.name for f in dataclasses.fields(expr)] == ["text", "node", "plain"]
+    assert dataclasses.replace(expr, text="1d6").text == "1d6"
+    with pytest.raises(AttributeError):
+        _ = expr.nodes  # type: ignore[attr-defined]

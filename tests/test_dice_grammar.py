@@ -67,10 +67,15 @@ def test_a_damaged_cache_is_built_afresh(tmp_path: Path) -> None:
 
 
 def test_d20_is_imported_by_the_first_parse_not_before() -> None:
+    # `1d6` is read without d20 (referee.dice._simple) until its tree is asked for; `4d6kh3` needs d20
     code = (
         "import sys\nimport referee.dice\nassert 'd20' not in sys.modules\n"
-        "referee.dice.parse_dice('1d6')\nassert 'd20' in sys.modules"
+        "expr = referee.dice.parse_dice('1d6')\nassert 'd20' not in sys.modules\n"
+        "assert str(expr.node) == '1d6' and 'd20' in sys.modules"
     )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    code = "import sys\nimport referee.dice\nreferee.dice.parse_dice('4d6kh3')\nassert 'd20' in sys.modules"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
 

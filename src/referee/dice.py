@@ -10,6 +10,7 @@ Limits live here, in :data:`LIMITS`; anything larger raises :class:`DiceError` b
 from __future__ import annotations
 
 import random
+import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -205,34 +206,62 @@ class DiceGroup:
         return f"{self.count}d{self.sides}{suffix}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class DiceExpr:
     """A parsed, limit-checked dice expression. Rolled with :func:`roll`; odds come from `odds.py`.
 
     `plain` is the expression as a sum of plain groups and a constant when it is one (`2d6+1d4-1`),
     worked out once when parsed: :func:`roll` then rolls the groups straight from the source, the same
-    dice in the same order as walking the tree (left to right)."""
+    dice in the same order as walking the tree (left to right).
+
+    `node` is d20's syntax tree. Made without it (`1d8+1`, read by :func:`_simple`), the expression
+    parses its text with d20 when `node` is first asked for: the groups, the bounds and the rolls of a
+    plain sum come from `plain`, so a command that only needs those never imports d20 and lark."""
 
     text: str
     node: Any = field(repr=False, compare=False)
     plain: tuple[tuple[tuple[int, int], ...], int] | None = field(default=None, repr=False, compare=False)
 
+    def __init__(
+        self, text: str, node: Any = None, plain: tuple[tuple[tuple[int, int], ...], int] | None = None
+    ) -> None:
+        object.__setattr__(self, "text", text)
+        if node is not None:
+            object.__setattr__(self, "node", node)
+        object.__setattr__(self, "plain", plain)
+
+    def __getattr__(self, name: str) -> Any:
+        """`node`, parsed on first use when the expression was made without it (then kept)."""
+        if name != "node":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        node = _tree(self.text)
+        object.__setattr__(self, "node", node)
+        return node
+
     def __str__(self) -> str:
         return self.text
 
     def groups(self) -> list[DiceGroup]:
+        if self.plain is not None:
+            return [DiceGroup(count, sides) for count, sides in self.plain[0]]
         return list(_groups(self.node))
 
     @property
     def minimum(self) -> int:
+        if self.plain is not None:  # each die shows at least 1
+            return sum(count for count, _ in self.plain[0]) + self.plain[1]
         return _bound(self.node, low=True)
 
     @property
     def maximum(self) -> int:
+        if self.plain is not None:
+            return sum(count * sides for count, sides in self.plain[0]) + self.plain[1]
         return _bound(self.node, low=False)
 
     def linear(self) -> tuple[list[DiceGroup], int] | None:
         """(groups, constant) when the expression is a plain sum like `2d6+1d4-1`; else None."""
+        if self.plain is not None:
+            return self.groups(), self.plain[1]
         return _linear(self.node, 1)
 
 
@@ -261,6 +290,21 @@ def _parse_cached(text: str) -> DiceExpr:
         raise DiceError(f"dice expression {text!r} has a character that is not plain ASCII")
     if text.count("(") > LIMITS.max_depth:
         raise DiceError(f"dice expression {text!r} nests deeper than {LIMITS.max_depth} levels")
+    simple = _simple(text)
+    if simple is not None:
+        return DiceExpr(text, None, simple)
+    node = _tree(text)
+    _validate(node, text, depth=0)
+    _bound(node, low=True)  # a literal division by zero fails here, not mid-fight
+    if sum(g.count for g in _groups(node)) > LIMITS.max_dice:
+        raise DiceError(f"dice expression {text!r} rolls more than {LIMITS.max_dice} dice")
+    linear = _linear(node, 1)
+    plain = None if linear is None else (tuple((g.count, g.sides) for g in linear[0]), linear[1])
+    return DiceExpr(text, node, plain)
+
+
+def _tree(text: str) -> Any:
+    """d20's syntax tree of `text` (one-line DiceError when d20 cannot read it)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -270,14 +314,30 @@ def _parse_cached(text: str) -> DiceExpr:
         raise DiceError(f"bad dice expression {text!r}: unexpected {got} at column {exc.col}") from None
     except (d20.RollError, RecursionError, ValueError) as exc:
         raise DiceError(f"bad dice expression {text!r}: {exc}") from None
-    node = tree.roll
-    _validate(node, text, depth=0)
-    _bound(node, low=True)  # a literal division by zero fails here, not mid-fight
-    if sum(g.count for g in _groups(node)) > LIMITS.max_dice:
-        raise DiceError(f"dice expression {text!r} rolls more than {LIMITS.max_dice} dice")
-    linear = _linear(node, 1)
-    plain = None if linear is None else (tuple((g.count, g.sides) for g in linear[0]), linear[1])
-    return DiceExpr(text, node, plain)
+    return tree.roll
+
+
+# What most files write (`1d8`, `d6`, `2d4+1`, `1d6-1`, `3`): one group and a constant, or a constant.
+_SIMPLE = re.compile(r"(?:([0-9]*)d([0-9]+))?(?:([+-]?)([0-9]+))?")
+
+
+def _simple(text: str) -> tuple[tuple[tuple[int, int], ...], int] | None:
+    """`plain` of `text` when it is one dice group within the limits and an added or subtracted
+    whole number, or a whole number alone: what d20's tree would give (tests/test_dice.py compares
+    them), read without importing d20. None for anything else, which d20 reads."""
+    match = _SIMPLE.fullmatch(text)
+    if match is None or not match.group(0):
+        return None
+    count_text, sides_text, sign, number = match.groups()
+    constant = 0 if number is None else int(number)
+    if sides_text is None:
+        return ((), constant) if not sign else None  # `-3` is d20's negation: left to d20
+    if number is not None and not sign:
+        return None  # `1d63`? the regex split one number in two: not a sum
+    count, sides = int(count_text or "1"), int(sides_text)
+    if not (1 <= count <= LIMITS.max_dice and 1 <= sides <= LIMITS.max_faces):
+        return None  # d20 reads it and the checks below name what is wrong
+    return ((count, sides),), -constant if sign == "-" else constant
 
 
 _ALLOWED_BINOPS = {"+", "-", "*", "/"}

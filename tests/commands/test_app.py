@@ -31,6 +31,8 @@ def test_one_attacks_odds_import_only_what_they_need() -> None:
     # read without typer (referee.cli.answer_odds): neither the app nor typer
     assert commands == {"referee.commands.odds_command_line", "referee.commands.odds_text"}  # JSON: no rich
     assert "typer" not in loaded
+    # its dice (1d8, 1d6) are read without d20 and its lark grammar (referee.dice._simple)
+    assert not {"d20", "lark"} & loaded
 
 
 def test_an_odds_command_line_the_quick_reading_leaves_goes_to_the_app() -> None:
