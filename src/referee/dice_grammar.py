@@ -15,7 +15,6 @@ the one of every terminal when a syntax error is named.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import warnings
@@ -40,6 +39,8 @@ def _cached_lark(real: Any) -> Any:
     """A stand-in for ``lark.Lark`` that reuses saved tables for the same grammar and options."""
 
     def build(grammar: str, **options: Any) -> Any:
+        import hashlib  # here: OpenSSL's module costs a start that never reads a dice tree ~12 M instructions
+
         import lark
 
         where = cache_dir()
