@@ -16,6 +16,7 @@ unknown kind of value) makes the plan not kept at all. Equal plans are kept as o
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
@@ -273,11 +274,75 @@ _ASK = object()  # a read to ask of the fight (in ReadPath.quiet)
 _METHODS = frozenset(name for name in dir(CombatantState) if callable(getattr(CombatantState, name, None)))
 
 
-_kept: dict[int, list[ReadPath]] = {}  # by the declaration's number
-_PATHS = 8  # different question lists kept for one declaration
-_ANSWERS = 512  # different fights' answers kept for one question list
-_BUDGET = 20_000  # plans kept in all (then all are forgotten: memory stays bounded, a few tens of MB)
-_count = 0
+class ReadMemo:
+    """The answers of one rule about an attack context, each kept with exactly what it read of the fight
+    (this module's mechanism, for any rule: the attack plans here, the armour classes the tracker shows in
+    referee/web/armour.py). Under a key (what the caller declared), a rule worked out behind the recording
+    stand-ins (:func:`behind_stand_ins`) is kept by its list of questions (:class:`ReadPath`) and their
+    answers; another state gets the kept answer when every question gives the same answer there.
+
+    `paths`: question lists kept per key (the oldest dropped); `answers`: answers kept per question list
+    (then that list's are forgotten; None: no limit); `budget`: answers kept in all (then all are forgotten:
+    memory stays bounded). Lookups take no lock (a dict's get and a list's iteration are safe under the
+    GIL, and a kept answer is right whenever it is found); keeping takes one (the tracker answers requests
+    from a thread pool)."""
+
+    def __init__(self, paths: int, answers: int | None, budget: int) -> None:
+        self.most_paths, self.most_answers, self.budget = paths, answers, budget
+        self.kept: dict[Hashable, list[ReadPath]] = {}
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def find(self, key: Hashable, state: FightState, quiet: bool = False) -> Any:
+        """The answer kept under `key` whose questions all get the same answers on `state`, else None;
+        `quiet`: no combatant has a condition or a grid position (:meth:`ReadPath.quiet_answers`)."""
+        for path in self.kept.get(key, ()):
+            answers = path.quiet_answers(state) if quiet else path.answers(state)
+            if answers is not None:
+                found = path.by_answers.get(answers)
+                if found is not None:
+                    return found
+        return None
+
+    def keep(self, key: Hashable, recorder: Recorder, result: Any, alive: tuple[object, ...]) -> None:
+        """Keep `result` under `key` with the reads `recorder` noted; `alive`: the objects whose ids are in
+        the key (held, so that the ids stay theirs)."""
+        asks = tuple((who, name, args) for who, name, args, _ in recorder.reads)
+        answers = tuple(answer for *_, answer in recorder.reads)
+        with self.lock:
+            if self.count >= self.budget:
+                self.kept.clear()
+                self.count = 0
+            path, dropped = path_for(self.kept.setdefault(key, []), asks, alive, self.most_paths)
+            self.count -= dropped
+            if self.most_answers is not None and len(path.by_answers) >= self.most_answers:
+                self.count -= len(path.by_answers)
+                path.by_answers.clear()
+            if answers not in path.by_answers:
+                self.count += 1
+            path.by_answers[answers] = result
+
+    def forget(self) -> None:
+        """Forget every kept answer."""
+        with self.lock:
+            self.kept.clear()
+            self.count = 0
+
+
+def behind_stand_ins(ctx: AttackContext) -> tuple[AttackContext, Recorder]:
+    """`ctx` with its fight and its two combatants behind recording stand-ins, and their recorder."""
+    recorder = Recorder(ctx.state)  # type: ignore[arg-type]
+    watched = replace(
+        ctx, state=recorder.fight, attacker=recorder.person(ctx.attacker.name),
+        defender=recorder.person(ctx.defender.name),
+    )  # fmt: skip
+    return watched, recorder
+
+
+# the plans, by the declaration's number: 8 question lists a declaration, 512 fights' answers a list,
+# 20,000 plans in all (a few tens of MB)
+_PLANS_KEPT = ReadMemo(paths=8, answers=512, budget=20_000)
+_BUDGET = 20_000  # declarations numbered and plans interned (then forgotten)
 
 
 def declaration(ctx: AttackContext) -> Hashable | None:
@@ -332,19 +397,12 @@ def declared_plan(
     `quiet`: no combatant of the fight has a condition or a grid position (the lane checked)."""
     assert isinstance(ctx.state, FightState)
     state = ctx.state
-    paths = _kept.get(key, ())
-    for path in paths:
-        answers = path.quiet_answers(state) if quiet else path.answers(state)
-        found = path.by_answers.get(answers or ())
-        if found is not None:
-            if isinstance(found, IllegalActionError):
-                raise raised_afresh(found)
-            return found
-    recorder = Recorder(state)
-    watched = replace(
-        ctx, state=recorder.fight, attacker=recorder.person(ctx.attacker.name),
-        defender=recorder.person(ctx.defender.name),
-    )  # fmt: skip
+    found = _PLANS_KEPT.find(key, state, quiet)
+    if found is not None:
+        if isinstance(found, IllegalActionError):
+            raise raised_afresh(found)
+        return found  # type: ignore[no-any-return]
+    watched, recorder = behind_stand_ins(ctx)
     try:
         result: AttackPlan | IllegalActionError = plan(watched)
     except IllegalActionError as exc:
@@ -355,7 +413,7 @@ def declared_plan(
         return plan(ctx)
     if isinstance(result, AttackPlan):
         result = interned(result)
-    _keep(key, recorder.reads, result, (state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon))
+    _PLANS_KEPT.keep(key, recorder, result, (state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon))
     if isinstance(result, IllegalActionError):
         raise raised_afresh(result)
     return result
@@ -374,22 +432,6 @@ def path_for(
         path = ReadPath(asks, alive)
         paths.append(path)
     return path, dropped
-
-
-def _keep(
-    key: int, reads: list[Read], result: AttackPlan | IllegalActionError, alive: tuple[object, ...]
-) -> None:
-    global _count
-    if _count >= _BUDGET:
-        forget()
-    _count += 1
-    asks = tuple((who, name, args) for who, name, args, _ in reads)
-    path, dropped = path_for(_kept.setdefault(key, []), asks, alive, _PATHS)
-    _count -= dropped
-    if len(path.by_answers) >= _ANSWERS:
-        _count -= len(path.by_answers)
-        path.by_answers.clear()
-    path.by_answers[tuple(answer for *_, answer in reads)] = result
 
 
 def interned(plan: AttackPlan) -> AttackPlan:
@@ -411,9 +453,7 @@ _PLANS: dict[AttackPlan, AttackPlan] = {}
 
 
 def forget() -> None:
-    """Forget every kept plan (tests; the budget spent)."""
-    global _count
-    _kept.clear()
+    """Forget every kept plan (tests)."""
+    _PLANS_KEPT.forget()
     _NUMBERS.clear()
     _PLANS.clear()
-    _count = 0

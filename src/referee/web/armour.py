@@ -6,19 +6,17 @@ hit points, who has acted): worked out afresh for every combatant of every answe
 part of the referee's view (issue 12). As the engine does for attack plans (engine/plan_reads.py), an AC is
 worked out once with the fight behind recording stand-ins, which note every attribute read and method asked,
 and kept with that list of reads; the AC of a later state (of this fight or another of the same setup) is
-the kept one when every read gives the same answer there, so it is the AC the rules would work out. The
+the kept one when every read gives the same answer there, so it is the AC the rules would work out (one
+memo of a rule by what it read, :class:`referee.engine.plan_reads.ReadMemo`, for plans and ACs alike). The
 combatants' names are in the key too: a combatant added by the referee is a new fight for every rule.
 ``REFEREE_ENGINE_CACHES=off`` (:mod:`referee.rules.memo`) works every AC out afresh.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Hashable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from referee.engine.plan_reads import ReadPath, Recorder, Unkept, path_for
+from referee.engine.plan_reads import ReadMemo, Unkept, behind_stand_ins
 from referee.engine.state import CombatantState, FightState
 from referee.errors import RefereeError
 from referee.model import UNARMED
@@ -29,14 +27,9 @@ if TYPE_CHECKING:
     from referee.rules.armour_class import ArmourClass
 
 REFUSED = (RefereeError, LookupError, ValueError, TypeError)  # an AC that cannot be worked out: none shown
-_PATHS = 8  # different lists of reads kept for one combatant and enemy
-_BUDGET = 4_096  # ACs kept in all (then all are forgotten: memory stays bounded)
-
-# (setup, names, defender, its sheet, enemy, its sheet) -> (the objects whose ids are in the key, paths);
-# a path's answers -> the AC
-_kept: dict[Hashable, tuple[tuple[object, ...], list[ReadPath]]] = {}
-_count = 0
-_lock = threading.Lock()  # requests run in a thread pool
+# by (setup, names, defender, its sheet, enemy, its sheet): 8 lists of reads for one combatant and enemy,
+# 4,096 ACs in all (then all are forgotten: memory stays bounded)
+_KEPT = ReadMemo(paths=8, answers=None, budget=4_096)
 
 
 def context(state: FightState, c: CombatantState) -> AttackContext | None:
@@ -70,19 +63,10 @@ def armour_class_of(state: FightState, c: CombatantState) -> ArmourClass | None:
     if not memo.ENABLED or people.get(c.name) is not c or people.get(enemy.name) is not enemy:
         return worked_out(ctx)
     key = (id(state.setup), tuple(people), c.name, id(c.spec), enemy.name, id(enemy.spec))
-    with _lock:
-        kept = _kept.get(key)
-        paths = tuple(kept[1]) if kept is not None else ()
-    for path in paths:
-        answers = path.answers(state)
-        if answers is not None:
-            known = path.by_answers.get(answers)
-            if known is not None:
-                return known  # type: ignore[return-value]
-    recorder = Recorder(state)
-    watched = replace(
-        ctx, state=recorder.fight, attacker=recorder.person(enemy.name), defender=recorder.person(c.name)
-    )
+    known = _KEPT.find(key, state)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
+    watched, recorder = behind_stand_ins(ctx)
     from referee.rules.armour_class import armour_class
 
     try:
@@ -92,31 +76,10 @@ def armour_class_of(state: FightState, c: CombatantState) -> ArmourClass | None:
         return worked_out(ctx)
     if recorder.unkept:
         return worked_out(ctx)
-    _keep(key, (state.setup, c.spec, enemy.spec), recorder, found)
+    _KEPT.keep(key, recorder, found, (state.setup, c.spec, enemy.spec))  # their ids are in the key
     return found
 
 
-def _keep(key: Hashable, alive: tuple[object, ...], recorder: Recorder, found: ArmourClass) -> None:
-    global _count
-    asks = tuple((who, name, args) for who, name, args, _ in recorder.reads)
-    answers = tuple(answer for *_, answer in recorder.reads)
-    with _lock:
-        if _count >= _BUDGET:
-            _kept.clear()
-            _count = 0
-        kept = _kept.get(key)
-        if kept is None:
-            kept = _kept[key] = (alive, [])  # the setup and sheets held, so their ids stay theirs
-        path, dropped = path_for(kept[1], asks, alive, _PATHS)
-        _count -= dropped
-        if answers not in path.by_answers:
-            _count += 1
-        path.by_answers[answers] = found  # type: ignore[assignment]
-
-
 def forget() -> None:
-    """Forget every kept AC (tests; the budget spent)."""
-    global _count
-    with _lock:
-        _kept.clear()
-        _count = 0
+    """Forget every kept AC (tests)."""
+    _KEPT.forget()
