@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.dice import LIMITS, DiceTape, RandomDice, ScriptedDice, parse_dice, parse_script, roll
 from referee.errors import DiceError, DiceExhaustedError
@@ -202,3 +204,18 @@ def test_an_expression_made_without_its_tree_stays_frozen() -> None:
     assert dataclasses.replace(expr, text="1d6").text == "1d6"
     with pytest.raises(AttributeError):
         _ = expr.nodes  # type: ignore[attr-defined]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="0123456789d+-", max_size=9))
+def test_any_text_read_without_d20_is_read_the_same_by_d20(text: str) -> None:
+    """Whatever `_simple` reads itself, d20 reads too, to the same sum (so refusals and their words stay
+    d20's); anything it leaves alone is d20's to read or refuse."""
+    from referee.dice import _linear, _simple, _tree
+
+    simple = _simple(text)
+    if simple is None:
+        return
+    linear = _linear(_tree(text), 1)
+    assert linear is not None
+    assert simple == (tuple((g.count, g.sides) for g in linear[0]), linear[1])
