@@ -77,10 +77,10 @@ EVENT_BATCH_LIMITS = (100, 2_000)  # its fewest and most fights per batch
 
 def event_batch_size(combatants: int) -> int:
     """Fights per batch of the event engine: about :data:`EVENT_SLOTS` combatant-fights (a duel's 2,000,
-    a 3-against-4 melee's 1,142, at least 100), a second or two of fights at most. Each batch ends with
-    the helper process's counts gathered and the progress told; fewer, longer batches spend less on both
-    (a batch's first and last parts are the ones where a process may wait), and progress still comes
-    every second or two."""
+    a 3-against-4 melee's 1,142, at least 100). Each batch ends with the helper process's counts
+    gathered; fewer, longer batches spend less on that (a batch's first and last parts are the ones where a
+    process may wait), and the progress is told part by part within a batch (a slow encounter's may take
+    several seconds)."""
     low, high = EVENT_BATCH_LIMITS
     return max(low, min(high, EVENT_SLOTS // max(1, combatants)))
 
