@@ -122,30 +122,18 @@ def event(type: EventType, round: int, **fields: Any) -> Event:
 def at_round(e: Event, round: int) -> Event:
     """`e` as it reads in round `round`: itself, or a copy with only the round changed (kept events are
     served in whichever round they happen again)."""
-    if e.round == round:
-        return e
-    made = object.__new__(Event)
-    values = made.__dict__
-    values.update(e.__dict__)
-    values["round"] = round
-    return made
+    return e if e.round == round else renamed_at(e, e.actor, e.target, round)
 
 
 def with_names(e: Event, actor: str | None, target: str | None) -> Event:
     """`e` with another actor and target (an event told for one plan, served for another that differs only
     in the names): itself when they are the same."""
-    if e.actor == actor and e.target == target:
-        return e
-    made = object.__new__(Event)
-    values = made.__dict__
-    values.update(e.__dict__)
-    values["actor"], values["target"] = actor, target
-    return made
+    return renamed_at(e, actor, target, e.round)
 
 
 def renamed_at(e: Event, actor: str | None, target: str | None, round: int) -> Event:
-    """:func:`with_names` and :func:`at_round` in one copy (an event told for another plan, served in this
-    round): itself when nothing changes."""
+    """`e` with another actor, target and round, in one copy (an event told for another plan, served in
+    this round; :func:`with_names` and :func:`at_round` change one part): itself when nothing changes."""
     if e.actor == actor and e.target == target and e.round == round:
         return e
     made = object.__new__(Event)

@@ -313,8 +313,13 @@ class ReadMemo:
             if self.count >= self.budget:
                 self.kept.clear()
                 self.count = 0
-            path, dropped = path_for(self.kept.setdefault(key, []), asks, alive, self.most_paths)
-            self.count -= dropped
+            paths = self.kept.setdefault(key, [])
+            path = next((p for p in paths if p.asks == asks), None)
+            if path is None:  # a new list of questions: the oldest dropped past `paths`
+                if len(paths) >= self.most_paths:
+                    self.count -= len(paths.pop(0).by_answers)
+                path = ReadPath(asks, alive)
+                paths.append(path)
             if self.most_answers is not None and len(path.by_answers) >= self.most_answers:
                 self.count -= len(path.by_answers)
                 path.by_answers.clear()
@@ -331,7 +336,8 @@ class ReadMemo:
 
 def behind_stand_ins(ctx: AttackContext) -> tuple[AttackContext, Recorder]:
     """`ctx` with its fight and its two combatants behind recording stand-ins, and their recorder."""
-    recorder = Recorder(ctx.state)  # type: ignore[arg-type]
+    assert isinstance(ctx.state, FightState)  # a fight's own state, not a view of one
+    recorder = Recorder(ctx.state)
     watched = replace(
         ctx, state=recorder.fight, attacker=recorder.person(ctx.attacker.name),
         defender=recorder.person(ctx.defender.name),
@@ -417,21 +423,6 @@ def declared_plan(
     if isinstance(result, IllegalActionError):
         raise raised_afresh(result)
     return result
-
-
-def path_for(
-    paths: list[ReadPath], asks: tuple[Ask, ...], alive: tuple[object, ...], most: int
-) -> tuple[ReadPath, int]:
-    """The path of `paths` that asked `asks`, made when none did (the oldest dropped once there are `most`),
-    and how many kept answers went with a dropped one (callers count what they keep)."""
-    path = next((p for p in paths if p.asks == asks), None)
-    dropped = 0
-    if path is None:
-        if len(paths) >= most:
-            dropped = len(paths.pop(0).by_answers)
-        path = ReadPath(asks, alive)
-        paths.append(path)
-    return path, dropped
 
 
 def interned(plan: AttackPlan) -> AttackPlan:
