@@ -8,9 +8,9 @@ import pytest
 from tests.conftest import make_setup
 from tests.test_odds import duel_data
 
-from referee.engine import outcomes
+from referee.engine import outcomes, plan_reads, resolve
 from referee.engine.actions import Attack
-from referee.rules import registry
+from referee.rules import memo, registry
 from referee.rules.attack import Effect
 
 
@@ -48,3 +48,42 @@ def test_anything_else_is_refused_with_the_reason(monkeypatch: pytest.MonkeyPatc
     setup = make_setup(duel_data())
     with pytest.raises(outcomes.UnsupportedOutcome, match="more than damage"):
         outcomes.attack_outcome_distribution(outcomes.probe_state(setup), Attack("Hero", target="Orc"))
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    calls = [0]
+    real = getattr(module, name)
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+def test_an_exact_walk_plans_its_attack_once_and_tells_each_roll_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GAP-ADV (advantage keeps the higher of 2d20), ODD-ATK-1, ODD-ATK-2: the walk over every sequence of
+    dice resolves one attack in one state, so its plan is found once and the ATTACK event of each pair of
+    d20s is told once, not once per sequence; the distribution is the one worked out with the caches off."""
+    monkeypatch.setattr(registry, "ADVANTAGE_RULES", [lambda ctx: [(1, "GAP-ADV", "a test's advantage")]])
+    setup = make_setup(duel_data())
+    state, action = outcomes.probe_state(setup), Attack("Hero", target="Orc")
+    before = memo.ENABLED
+    try:
+        memo.set_enabled(False)
+        afresh = outcomes.attack_effects_distribution(state, action)
+        memo.set_enabled(True)
+        plans = _counted(monkeypatch, plan_reads, "recorded_plan")
+        told = _counted(monkeypatch, resolve, "attack_event")
+        walks = _counted(monkeypatch, outcomes, "attack_effects")
+        kept = outcomes.attack_effects_distribution(state, action)
+    finally:
+        memo.set_enabled(before)
+    assert kept == afresh
+    assert sum(afresh.values()) == 1
+    assert walks[0] > 400  # 20 x 20 pairs of d20s, and the damage die after each hit
+    assert plans[0] == 1
+    assert told[0] == 400

@@ -24,6 +24,7 @@ from types import MappingProxyType
 
 from referee import chance
 from referee.dice import DiceSource
+from referee.engine import caches
 from referee.engine import resolve as engine
 from referee.engine.actions import Attack
 from referee.engine.events import Event, EventType, event
@@ -278,11 +279,12 @@ def attack_effects_distribution(
     if routines.makes_routine(state, action):
         found = routine_outcome_distribution(state, action, limit)
         return {(outcome, 0, 0, (), 0, 0, ()): p for outcome, p in found.items()}
-    return chance.distribution(
-        lambda dice: attack_effects(state, action, dice),
-        limit,
-        what=f"{action.actor}'s attack on {action.target}",
-    )
+    with caches.stepping(state):  # every walk resolves the same attack in the same state: planned once
+        return chance.distribution(
+            lambda dice: attack_effects(state, action, dice),
+            limit,
+            what=f"{action.actor}'s attack on {action.target}",
+        )
 
 
 def routine_step_distribution(

@@ -382,7 +382,7 @@ def attack_events(
     account = _account(plan, ruleset)
     check = plan.check
     if account is None or check.automatic is not None or check.keep is not Keep.ALL:  # the reasons read ctx
-        out.append(attack_event(ctx, plan, outcome, attack_dice, r))
+        out.append(_stepped_attack_event(state, ctx, plan, outcome, attack_dice, r))
     else:
         key = (attack_dice, outcome, ctx.charge, ctx.distance)  # the round is only the event's number
         found = account.attacks.get(key)
@@ -413,6 +413,28 @@ def attack_event(
         target_number=check.target, hit=outcome.hit, text=attack_text(ctx, plan, faces, verdict),
         data=attack_data(plan, outcome, ctx.ruleset, ctx.charge, ctx.distance),
     )  # fmt: skip
+
+
+def _stepped_attack_event(
+    state: FightState,
+    ctx: AttackContext,
+    plan: AttackPlan,
+    outcome: AttackOutcome,
+    attack_dice: tuple[Any, ...],
+    round_no: int,
+) -> Event:
+    """:func:`attack_event` of an attack whose account reads the context (two dice, an automatic result):
+    worked out once per step of the fight being stepped for the same context, plan and dice
+    (:func:`caches.within_step`; an exact walk resolves one attack in one state over every sequence of
+    dice, engine/outcomes.py), else each time. The context and plan are kept with the event, so that
+    their ids in the key stay theirs."""
+    key = ("attack event", id(ctx), id(plan), attack_dice, outcome, round_no)
+    found = caches.within_step(
+        state, key, lambda: (ctx, plan, attack_event(ctx, plan, outcome, attack_dice, round_no))
+    )
+    if found[0] is not ctx or found[1] is not plan:  # not reached: the step keeps them (a guard)
+        return attack_event(ctx, plan, outcome, attack_dice, round_no)
+    return found[2]
 
 
 def hit_damage_events(
