@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from types import MappingProxyType
+from typing import TypeVar
 
 from referee import chance
 from referee.dice import DiceSource
@@ -32,6 +33,8 @@ from referee.engine.state import UNCONSCIOUS, CombatantState, FightState
 from referee.errors import RefereeError
 from referee.setup import Setup
 from referee.vocabulary import PAIRED
+
+T = TypeVar("T")
 
 PROBE_HP = 1000  # hit points of combatants the caller does not name (nobody falls by accident)
 
@@ -268,6 +271,14 @@ def round_end_step(state: FightState) -> Callable[[DiceSource], list[Event]]:
     return step
 
 
+def walked(state: FightState, fn: Callable[[DiceSource], T], limit: int, what: str) -> dict[T, Fraction]:
+    """:func:`chance.distribution` of `fn`, which resolves in `state` without changing it: every sequence of
+    dice is one more resolution of the same step, so its plans (and the events of an attack with two dice)
+    are worked out once for the walk (:func:`caches.stepping`), not once per sequence."""
+    with caches.stepping(state):
+        return chance.distribution(fn, limit, what=what)
+
+
 def attack_effects_distribution(
     state: FightState, action: Attack, limit: int = chance.DEFAULT_LIMIT
 ) -> dict[Effects, Fraction]:
@@ -279,12 +290,12 @@ def attack_effects_distribution(
     if routines.makes_routine(state, action):
         found = routine_outcome_distribution(state, action, limit)
         return {(outcome, 0, 0, (), 0, 0, ()): p for outcome, p in found.items()}
-    with caches.stepping(state):  # every walk resolves the same attack in the same state: planned once
-        return chance.distribution(
-            lambda dice: attack_effects(state, action, dice),
-            limit,
-            what=f"{action.actor}'s attack on {action.target}",
-        )
+    return walked(
+        state,
+        lambda dice: attack_effects(state, action, dice),
+        limit,
+        f"{action.actor}'s attack on {action.target}",
+    )
 
 
 def routine_step_distribution(
@@ -313,7 +324,7 @@ def routine_step_distribution(
             events = routines.routine_step(state, routine, index, dice)
         return read_effects(state, events, action.actor, target)
 
-    return chance.distribution(one, limit, what=f"{what} on {target}")
+    return walked(state, one, limit, f"{what} on {target}")
 
 
 def attack_outcome(state: FightState, action: Attack, dice: DiceSource) -> Outcome:
@@ -364,10 +375,11 @@ def attack_outcome_distribution(
 
     if routines.makes_routine(state, action):
         return routine_outcome_distribution(state, action, limit, down_is_enough)
-    return chance.distribution(
+    return walked(
+        state,
         lambda dice: attack_outcome(state, action, dice),
         limit,
-        what=f"{action.actor}'s attack on {action.target}",
+        f"{action.actor}'s attack on {action.target}",
     )
 
 
