@@ -87,3 +87,32 @@ def test_an_exact_walk_plans_its_attack_once_and_tells_each_roll_once(
     assert walks[0] > 400  # 20 x 20 pairs of d20s, and the damage die after each hit
     assert plans[0] == 1
     assert told[0] == 400
+
+
+def test_an_exact_walk_plans_a_fumble_s_free_attack_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MF-FUMBLE-2: the free attack a fumble gives the target is planned like any other attack, so a walk
+    over every sequence of dice plans it once for the step, not once for each sequence that fumbles."""
+    setup = make_setup(duel_data(fumbles="free_attack_or_ally_reroll"))
+    state, action = outcomes.probe_state(setup), Attack("Hero", target="Orc")
+    plannings = [0]
+
+    def counted(ctx: object) -> list[object]:  # asked once by every planning of an attack
+        plannings[0] += 1
+        return []
+
+    monkeypatch.setattr(registry, "TO_HIT_RULES", [counted, *registry.TO_HIT_RULES])
+    before = memo.ENABLED
+    try:
+        memo.set_enabled(False)
+        afresh = outcomes.attack_effects_distribution(state, action)
+        memo.set_enabled(True)
+        plan_reads.forget()
+        plannings[0] = 0
+        walks = _counted(monkeypatch, outcomes, "attack_effects")
+        kept = outcomes.attack_effects_distribution(state, action)
+    finally:
+        memo.set_enabled(before)
+    assert kept == afresh
+    assert any(outcome[2] for (outcome, *_rest) in afresh)  # some sequences fumble: the free attack back
+    assert walks[0] > 20 * 4  # the fumbles' sequences go on with the free attack's d20 and damage
+    assert plannings[0] == 2  # the attack and the free attack back, each once

@@ -11,12 +11,13 @@ import copy
 from dataclasses import replace
 
 from referee.dice import DiceSource, DiceTape
+from referee.engine import caches
 from referee.engine.actions import Attack
 from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import AttackOutcome, attack_context, attack_events
 from referee.engine.state import FightState
 from referee.errors import IllegalActionError
-from referee.rules.attack import AttackPlan, plan_attack
+from referee.rules.attack import AttackPlan
 from referee.rules.context import AttackContext
 from referee.rules.criticals import (
     fumble_allies,
@@ -65,7 +66,7 @@ def free_attack_events(
     )  # fmt: skip
     try:
         ctx = attack_context(state, action, free=True)
-        plan = plan_attack(ctx)
+        plan = caches.plan_attack(ctx)  # the planner's answer, kept for the step (an exact walk asks often)
     except IllegalActionError as exc:
         return [replace(note, text=f"{attacker} cannot make the free attack: {exc}")]
     return [note, *attack_events(state, ctx, plan, dice, None)]
