@@ -153,3 +153,26 @@ def test_a_slow_rate_is_said_in_two_figures_not_rounded_to_nothing() -> None:
     assert [per_second(r) for r in (0.4, 0.046, 3.14159, 10.0, 12_345.6)] == [
         "0.4", "0.046", "3.1", "10", "12,346",
     ]  # fmt: skip
+
+
+def test_a_slow_choice_of_path_says_what_is_under_way(capsys: pytest.CaptureFixture[str]) -> None:
+    """Compiling a preset's tables takes seconds before the path is known: a line says so, then the path."""
+    import time
+
+    from referee.commands.sim import RunProgress
+
+    slow = RunProgress("simulating x", terminal=False)
+    slow.planning(after=0.01)
+    time.sleep(0.3)
+    slow.announce("vectorised", "")
+    quick = RunProgress("simulating y", terminal=False)
+    quick.planning(after=3600)
+    quick.announce("vectorised", "")
+    time.sleep(0.05)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "simulating x: working out the fast path's tables (the exact odds of every attack)...",
+        "simulating x: path: vectorised",
+        "simulating y: path: vectorised",
+    ]
+    assert slow.notice is None and quick.notice is None  # the timers are gone before any fight or fork

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -38,6 +39,7 @@ def parse_count(text: str, what: str = "the number of fights", limit: int = MAX_
 
 PROGRESS_SECONDS = 5.0  # a line on stderr this often when stderr is not a terminal
 PROGRESS_ENV = "REFEREE_PROGRESS_SECONDS"  # overrides PROGRESS_SECONDS (0: a line after every batch)
+PLANNING_NOTICE_SECONDS = 1.0  # choosing the path takes longer than this: a line says what is under way
 
 
 def path_line(path: str, reason: str) -> str:
@@ -77,9 +79,33 @@ class RunProgress:
         self.last_line = self.started
         self.bar: Progress | None = None
         self.task: Any = None
+        self.notice: threading.Timer | None = None  # the line said while the path is chosen (planning)
+
+    def planning(self, after: float = PLANNING_NOTICE_SECONDS) -> None:
+        """Before the path is chosen: a line on stderr if choosing it takes more than `after` seconds
+        (compiling the fast path's tables works out the exact odds of every attack first: seconds for
+        some presets), so that a long wait is never silent. :meth:`announce` ends it."""
+        self._stop_planning()
+        timer = threading.Timer(after, self._say_planning)
+        timer.daemon = True
+        self.notice = timer
+        timer.start()
+
+    def _say_planning(self) -> None:
+        sys.stderr.write(
+            f"{self.label}: working out the fast path's tables (the exact odds of every attack)...\n"
+        )
+        sys.stderr.flush()
+
+    def _stop_planning(self) -> None:
+        if self.notice is not None:
+            self.notice.cancel()
+            self.notice.join()  # gone before any fork or worker: the run's process has one thread
+            self.notice = None
 
     def announce(self, path: str, reason: str) -> None:
         """The path that will play the fights, and why not the fast one, before any is played."""
+        self._stop_planning()
         sys.stderr.write(f"{self.label}: {path_line(path, reason)}\n")
         sys.stderr.flush()
         self.started = self.last_line = time.perf_counter()  # the rate counts from the first fight
@@ -121,6 +147,7 @@ class RunProgress:
         self.bar.update(self.task, completed=done, description=f"{self.label} ({now})" if now else self.label)
 
     def close(self) -> None:
+        self._stop_planning()
         if self.bar is not None:
             self.bar.stop()
 
@@ -162,6 +189,7 @@ def sim(
     setup = load_encounter(file, own_catalog)
     warn(setup.warnings)  # a module's descending AC read as ascending (issue 15)
     progress = RunProgress(f"simulating {setup.name}")
+    progress.planning()
     try:
         result = simulate(setup, n, seed=seed, workers=workers, progress=progress, force_engine=engine,
                           on_path=progress.announce)  # fmt: skip
