@@ -108,11 +108,20 @@ def _kept_unit_roll(unit: str, face: int, dex: int) -> UnitRoll:
     and Dex, so made once (with the caches on)."""
     if not memo.ENABLED:
         return _unit_roll(unit, face, (face, dex))
-    found = _UNIT_ROLLS.get((unit, face, dex))
+    faces = _faces_of(unit, dex)
+    found = faces.get(face)
+    if found is None:
+        found = faces[face] = _unit_roll(unit, face, (face, dex))
+    return found
+
+
+def _faces_of(unit: str, dex: int) -> dict[int, UnitRoll]:
+    """The kept rolls of `unit` with this Dex, by d10 face (:func:`_kept_unit_roll`)."""
+    found = _UNIT_ROLLS.get((unit, dex))
     if found is None:
         if len(_UNIT_ROLLS) >= _ORDERS_LIMIT:
             _UNIT_ROLLS.clear()
-        found = _UNIT_ROLLS[unit, face, dex] = _unit_roll(unit, face, (face, dex))
+        found = _UNIT_ROLLS[unit, dex] = {}
     return found
 
 
@@ -129,12 +138,17 @@ def _plain_rolls(plain: _Plain, dice: DiceSource) -> list[UnitRoll]:
     """:func:`roll_unit` for each unit in turn under individual initiative with no segment delays (ODD-INIT-1,
     ODD-INIT-2): its d10 with its label, the roll kept for the unit, face and Dex (the same records)."""
     draw = dice.roll
-    return [_kept_unit_roll(unit, draw(10, label), dex) for unit, label, dex in plain]
+    rolls = []
+    for unit, label, dex, faces in plain:
+        face = draw(10, label)
+        found = faces.get(face)  # _kept_unit_roll's, its unit's kept rolls at hand
+        rolls.append(found if found is not None else _kept_unit_roll(unit, face, dex))
+    return rolls
 
 
 _new = object.__new__
-# (unit, d10 face, Dex) -> its roll
-_UNIT_ROLLS: dict[tuple[str, int, int], UnitRoll] = {}
+# (unit, Dex) -> its rolls by d10 face
+_UNIT_ROLLS: dict[tuple[str, int], dict[int, UnitRoll]] = {}
 
 
 def order_from_rolls(
@@ -179,7 +193,7 @@ def roll_initiative(
 
 # who rolls, whom each stands for, the sheets by name and each unit's sheets; under individual
 # initiative also each unit's name, die label and Dex (what roll_unit reads), else None
-_Plain = tuple[tuple[str, str, int], ...]
+_Plain = tuple[tuple[str, str, int, dict[int, UnitRoll]], ...]
 _Units = tuple[
     list[str], dict[str, list[str]], dict[str, Combatant], dict[str, list[Combatant]], _Plain | None
 ]
@@ -201,7 +215,10 @@ def _units(
     sheets = {u: [by_name[n] for n in members[u]] for u in units}
     plain = None
     if not is_group(ruleset):  # roll_unit's label and key for one combatant (ODD-INIT-1/2)
-        plain = tuple((u, die_label(sheets[u][0].name), sheets[u][0].abilities.dexterity) for u in units)
+        plain = tuple(
+            (u, die_label(sheets[u][0].name), dex, _faces_of(u, dex))
+            for u, dex in ((u, sheets[u][0].abilities.dexterity) for u in units)
+        )
     made = (units, members, by_name, sheets, plain)
     if memo.ENABLED:
         if len(_UNITS) >= _ORDERS_LIMIT:
@@ -250,7 +267,8 @@ def explain_order(
     rule = "ODD-INIT-4" if grouped else "ODD-INIT-1"
     notes: list[str] = []
     by_roll: dict[int, list[UnitRoll]] = {}
-    for r in rolls:
+    firsts = [r.key[0] for r in rolls]
+    for r in rolls if len(set(firsts)) < len(firsts) else ():  # every roll its own: no tie to tell
         group = by_roll.get(r.key[0])
         if group is None:
             by_roll[r.key[0]] = [r]  # a list only for a roll not seen yet (setdefault makes one each time)
