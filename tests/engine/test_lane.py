@@ -174,3 +174,47 @@ def test_a_hit_on_a_twin_is_told_once_and_served_with_the_names(monkeypatch: pyt
     assert all(e.type == "damage" and isinstance(dead, bool) for told in twins for e, dead in told.values())
     monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
     assert [_log(setup, seed) for seed in range(40)] == with_lane
+
+
+def _three_sides() -> Setup:
+    from tests.conftest import make_setup
+
+    def side(name: str, people: list[tuple[str, int, str]]) -> dict[str, Any]:
+        return {
+            "name": name,
+            "combatants": [
+                {
+                    "name": who,
+                    "level": 1,
+                    "hp": hp,
+                    "ac": 12,
+                    "weapons": [{"name": "blade", "damage": damage}],
+                }
+                for who, hp, damage in people
+            ],
+        }
+
+    return make_setup(
+        {
+            "name": "three sides",
+            "ruleset": "odd",
+            "sides": [
+                side("Red", [("Red 1", 7, "1d6"), ("Red 2", 4, "1d8")]),
+                side("Blue", [("Blue 1", 6, "1d6"), ("Blue 2", 9, "1d4")]),
+                side("Green", [("Green 1", 8, "1d6")]),
+            ],
+        }
+    )
+
+
+def test_three_sides_choose_their_targets_alike_with_and_without_the_lane(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ODD-ACT-ATK, ODD-ATK-2: a hit on one side's combatant changes the default target of the sides it is an
+    enemy of, not its own side's (which reads only its enemies): with three sides, every fight the same."""
+    setup = _three_sides()
+    seeds = range(40)
+    with_lane = [_log(setup, seed) for seed in seeds]
+    monkeypatch.setattr(lane, "lane_for", lambda setup, choose: None)
+    assert [_log(setup, seed) for seed in seeds] == with_lane
+    assert len({str(fight["winner"]) for fight in with_lane}) > 1  # the fights go several ways

@@ -234,10 +234,17 @@ class Lane:
                                 if "position" in data or "joins" in data:
                                     quiet = None
                                 continue
-                            chosen.clear()  # hit points or a status changed: the targets are chosen afresh
-                            if kind is _DEFEAT:
-                                defeated = True
-                            elif kind is not _DAMAGE:
+                            if kind is _DAMAGE or kind is _DEFEAT:
+                                # its target's hit points or status changed: the sides it is an enemy of
+                                # choose afresh; its own side's choice reads only its enemies
+                                hurt = e.target
+                                if hurt is None:
+                                    chosen.clear()
+                                else:
+                                    _forget_choices_against(chosen, state.combatants[hurt].side)
+                                defeated = defeated or kind is _DEFEAT
+                            else:
+                                chosen.clear()
                                 quiet = None  # a fumble's or a critical's consequences (their hooks)
                         if defeated or quiet is None or not contested:
                             fight._maybe_end()
@@ -340,6 +347,18 @@ class Lane:
                 if c.status == ACTIVE and c.side != side
             ]
         )
+
+
+def _forget_choices_against(chosen: dict[str, str | None], side: str) -> None:
+    """Forget the default target of every side but `side` (a combatant of `side` was damaged or fell): a
+    side's choice (:func:`referee.rules.targeting.choose_target`) reads only its enemies' hit points,
+    subdual damage and status."""
+    if side not in chosen:
+        chosen.clear()
+        return
+    kept = chosen[side]
+    chosen.clear()
+    chosen[side] = kept
 
 
 def _context(
