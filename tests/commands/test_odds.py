@@ -76,7 +76,10 @@ def test_fight_odds_json(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--attacker", "Angthar"], "give --attacker and --target"),
+        (
+            ["--attacker", "Angthar"],
+            "give --attacker and --target for one attack (combatants: Angthar, Goblin)",
+        ),
         (["--attacker", "Angthar", "--target", "Goblin", "--form", "kick"], "unknown attack form 'kick'"),
         (["--attacker", "Angthar", "--target", "Nobody"], "no combatant called 'Nobody'"),
         (["--fight", "--attacker", "Angthar"], "leave out --attacker"),

@@ -72,7 +72,10 @@ def answer_paused(
         answer(result, lambda out: print_fight_odds(result, out), asked["json"])
     else:
         if not asked["attacker"] or not asked["target"]:
-            fail("give --attacker and --target for one attack, or --fight for the whole fight")
+            names = ", ".join(c.name for c in setup.combatants)
+            fail(
+                f"give --attacker and --target for one attack (combatants: {names}), or --fight for the whole fight"
+            )
         attack = Attack(
             asked["attacker"], target=asked["target"], weapon=asked["weapon"], form=parse_form(asked["form"]),
             charge=asked["charge"], distance=asked["distance"],
