@@ -192,7 +192,8 @@ def roll_initiative(
 
 
 # who rolls, whom each stands for, the sheets by name and each unit's sheets; under individual
-# initiative also each unit's name, die label and Dex (what roll_unit reads), else None
+# initiative also each unit's name, die label and Dex (what roll_unit reads) and its kept rolls by face,
+# else None
 _Plain = tuple[tuple[str, str, int, dict[int, UnitRoll]], ...]
 _Units = tuple[
     list[str], dict[str, list[str]], dict[str, Combatant], dict[str, list[Combatant]], _Plain | None
