@@ -137,3 +137,15 @@ def test_hit_dice_rolled_in_every_fight_of_the_search_are_refused_with_what_fits
     large = Balancer([{**APE, "name": "Large", "hp": None, "hit_dice": "100"}], {}, None, 2000, 0, 1)
     with pytest.raises(OverBudget, match=r"ask for at most 2 level\(s\) with --levels"):
         check_search_budget(large, 2000, parse_levels("1-12"))
+
+
+def test_the_paths_taken_are_told_once_each() -> None:
+    from referee.commands.balance import paths_line
+
+    told = {
+        "vectorised",
+        "event engine (Ape's attack on Fighter 1 imposes conditions)",
+        "event engine (Ape's attack on Fighter imposes conditions)",
+    }
+    assert paths_line(told) == "event engine (Ape's attack on Fighter 1 imposes conditions), vectorised"
+    assert paths_line({"vectorised"}) == "vectorised"

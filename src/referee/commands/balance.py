@@ -285,4 +285,13 @@ def balance(
                       f"{r.equivalent:.1f}" if r.equivalent else "-")  # fmt: skip
     console.print(table)
     console.print(f"equivalent hit dice: {overall:.1f}" if overall else "equivalent hit dice: -")
-    console.print(f"path: {', '.join(sorted(paths))}", markup=False)
+    console.print(f"path: {paths_line(paths)}", markup=False)
+
+
+def paths_line(paths: set[str]) -> str:
+    """Each path the tries took, once: a fallback's reason told for one count of fighters (it names them,
+    `Fighter` or `Fighter 1`) stands for the others."""
+    first: dict[str, str] = {}
+    for told in sorted(paths):
+        first.setdefault(told.split(" (", 1)[0], told)
+    return ", ".join(first.values())
