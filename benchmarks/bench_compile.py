@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from baseline import NOW_SRC, python_env, round1_src
@@ -77,8 +78,19 @@ def examples() -> list[Path]:
     return sorted(p for p in EXAMPLES.glob("*.yaml") if "sides:" in p.read_text())
 
 
-def measure(runs: int, against: Path | None) -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = []
+@dataclass(frozen=True)
+class Row:
+    """One example's median compile time now, and against the other version when one was given."""
+
+    example: str
+    runs: int
+    now: float
+    against: float | None = None
+    same: bool | None = None  # both versions compiled the same tables
+
+
+def measure(runs: int, against: Path | None) -> list[Row]:
+    rows: list[Row] = []
     for example in examples():
         now: list[float] = []
         before: list[float] = []
@@ -93,19 +105,18 @@ def measure(runs: int, against: Path | None) -> list[dict[str, object]]:
             digests.add(digest)
         if digest is None:
             continue  # the event engine plays it: no tables
-        row: dict[str, object] = {"example": example.name, "runs": runs, "now": statistics.median(now)}
+        row = Row(example.name, runs, statistics.median(now))
         if against is not None:
-            row["against"] = statistics.median(before)
-            row["same"] = len(digests) == 1
+            row = Row(example.name, runs, row.now, statistics.median(before), len(digests) == 1)
         rows.append(row)
-        told = f"{row['now']:.2f} s"
-        if against is not None:
-            told = f"{row['against']:.2f} s -> {told} ({float(row['against']) / float(row['now']):.1f}x)"  # type: ignore[arg-type]
+        told = f"{row.now:.2f} s"
+        if row.against is not None:
+            told = f"{row.against:.2f} s -> {told} ({row.against / row.now:.1f}x)"
         print(f"{example.name:32s} {told}", flush=True)
     return rows
 
 
-def record(rows: list[dict[str, object]], against: str) -> None:
+def record(rows: list[Row], against: str) -> None:
     """Add the rows to this benchmark's table in README.md (adding the section the first time)."""
     text = README.read_text()
     if SECTION not in text:
@@ -118,16 +129,16 @@ def record(rows: list[dict[str, object]], against: str) -> None:
     while end < len(lines) and lines[end].startswith("|"):
         end += 1
     for row in rows:
-        old = row.get("against")
+        old = row.against
         cells = (
-            f"`{against}`: {old:.2f}" if isinstance(old, float) else "—",
-            f"{row['now']:.2f}",
-            f"**{old / float(row['now']):.1f}×**" if isinstance(old, float) else "—",  # type: ignore[arg-type]
-            ("yes" if row["same"] else "**no**") if "same" in row else "—",
+            f"`{against}`: {old:.2f}" if old is not None else "—",
+            f"{row.now:.2f}",
+            f"**{old / row.now:.1f}×**" if old is not None else "—",
+            "—" if row.same is None else "yes" if row.same else "**no**",
         )
         lines.insert(
             end,
-            f"| {when} | {os.cpu_count()}, {load:.1f} | `{row['example']}` | {row['runs']} | "
+            f"| {when} | {os.cpu_count()}, {load:.1f} | `{row.example}` | {row.runs} | "
             + " | ".join(cells)
             + " |",
         )
@@ -146,12 +157,18 @@ def main() -> int:
     against = None
     if args.against:
         given = Path(args.against)
-        against = given if (given / "referee").is_dir() else round1_src(args.against)
+        try:
+            against = given if (given / "referee").is_dir() else round1_src(args.against)
+        except subprocess.CalledProcessError:
+            parser.error(
+                f"--against {args.against!r} is neither a src folder nor a commit of this repository"
+            )
     rows = measure(args.runs, against)
-    if rows and any(row.get("same") is False for row in rows):
-        print("error: the two versions compiled different tables", file=sys.stderr)
     if not args.no_record:
         record(rows, args.against or "")
+    if any(row.same is False for row in rows):
+        print("error: the two versions compiled different tables", file=sys.stderr)
+        return 1
     return 0
 
 
