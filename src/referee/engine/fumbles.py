@@ -11,8 +11,8 @@ import copy
 from dataclasses import replace
 
 from referee.dice import DiceSource, DiceTape
-from referee.engine import caches
 from referee.engine.actions import Attack
+from referee.engine.caches import plan_attack  # the engine's planner (kept by what a plan read)
 from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import AttackOutcome, attack_context, attack_events
 from referee.engine.state import FightState
@@ -66,7 +66,7 @@ def free_attack_events(
     )  # fmt: skip
     try:
         ctx = attack_context(state, action, free=True)
-        plan = caches.plan_attack(ctx)  # the planner's answer, kept for the step (an exact walk asks often)
+        plan = plan_attack(ctx)
     except IllegalActionError as exc:
         return [replace(note, text=f"{attacker} cannot make the free attack: {exc}")]
     return [note, *attack_events(state, ctx, plan, dice, None)]

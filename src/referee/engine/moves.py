@@ -12,12 +12,13 @@ from typing import ClassVar
 from referee.dice import DiceSource
 from referee.engine.action_support import action_event, actor_state
 from referee.engine.actions import Action, Attack
+from referee.engine.caches import plan_attack  # the engine's planner (kept by what a plan read)
 from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import MELEE_CONTACT, AttackOutcome, attack_context, attack_events, off_grid_gap
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.rules import movement
-from referee.rules.attack import AttackPlan, plan_attack
+from referee.rules.attack import AttackPlan
 from referee.rules.context import AttackContext, AttackForm, Situation
 from referee.rules.options import Charge as ChargeOption  # not the Charge action
 

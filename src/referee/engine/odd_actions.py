@@ -22,12 +22,12 @@ from referee.checks import Check, Compare, Modifier
 from referee.dice import DiceSource, DiceTape
 from referee.engine.action_support import action_event, actor_state, no_movement, referee_effect
 from referee.engine.actions import Action, Attack, action_from_dict
+from referee.engine.caches import plan_attack  # the engine's planner (kept by what a plan read)
 from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import attack_context, attack_events, resolve
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.rules import abilities, movement
-from referee.rules.attack import plan_attack
 from referee.rules.context import AttackForm, Situation
 from referee.rules.options import MoveAndCast
 

@@ -9,13 +9,14 @@ from dataclasses import replace
 
 from referee.checks import Modifier
 from referee.dice import DiceSource
+from referee.engine.caches import plan_attack  # the engine's planner (kept by what a plan read)
 from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import AttackOutcome, attack_events
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.model import Weapon
 from referee.rules import maneuvers, movement
-from referee.rules.attack import AttackPlan, plan_attack
+from referee.rules.attack import AttackPlan
 from referee.rules.context import AttackContext, AttackForm, Situation
 from referee.rules.criticals import fumble_redirected
 from referee.rules.options import MissilesIntoMelee

@@ -432,8 +432,6 @@ def _stepped_attack_event(
     found = caches.within_step(
         state, key, lambda: (ctx, plan, attack_event(ctx, plan, outcome, attack_dice, round_no))
     )
-    if found[0] is not ctx or found[1] is not plan:  # not reached: the step keeps them (a guard)
-        return attack_event(ctx, plan, outcome, attack_dice, round_no)
     return found[2]
 
 

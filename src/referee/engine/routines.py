@@ -33,13 +33,14 @@ from typing import Any
 from referee import chance
 from referee.dice import DiceSource
 from referee.engine.actions import Attack
+from referee.engine.caches import plan_attack  # the engine's planner (kept by what a plan read)
 from referee.engine.events import Event, EventType, event
 from referee.engine.resolve import attack_context, attack_events, plan_declared_attack
 from referee.engine.state import CombatantState, FightState
 from referee.errors import IllegalActionError
 from referee.model import Combatant
 from referee.rules import house, targeting
-from referee.rules.attack import AttackPlan, plan_attack
+from referee.rules.attack import AttackPlan
 from referee.rules.context import AttackContext
 
 MAX_EXTRA_ATTACKS = 20  # ODD-ACT-MULTI: a sanity bound on the referee's extra attacks in one action

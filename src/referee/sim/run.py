@@ -15,7 +15,7 @@ from referee.budget import check_engine_dice, check_fight_turns
 from referee.errors import IllegalActionError
 from referee.files import Setup
 from referee.sim.compile import Compiled, compile_setup
-from referee.sim.engine_path import event_batch
+from referee.sim.engine_path import Played, event_batch
 from referee.sim.kernel_numba import NUMBA, NUMPY, compiled_batch, numba_play
 from referee.sim.kernel_numpy import simulate_batch
 from referee.sim.result import EVENT_ENGINE, VECTORISED, SimResult, Tally
@@ -38,9 +38,7 @@ class Job:
     def size(self, index: int) -> int:
         return min(self.batch, self.n - index * self.batch)
 
-    def run(
-        self, index: int, seeds: np.random.SeedSequence, played: Callable[[int], None] | None = None
-    ) -> Tally:
+    def run(self, index: int, seeds: np.random.SeedSequence, played: Played | None = None) -> Tally:
         """Batch `index`'s tally; `played(k)`: the event engine tells its progress within the batch."""
         rng = np.random.default_rng(seeds)
         if self.compiled is None:
@@ -139,7 +137,7 @@ def simulate(
     job = Job(setup, compiled, n, size, seed, kernel or NUMPY)
     seeds = np.random.SeedSequence(seed).spawn(job.batches)
     tally = Tally.empty(len(setup.sides), len(setup.combatants), setup.max_rounds)
-    within: Callable[[int], None] | None = None
+    within: Played | None = None
     if progress is not None and compiled is None:  # the event engine's batches are told part by part too
         told = progress
 
@@ -164,7 +162,7 @@ def default_kernel() -> str:
 
 
 def _run_batches(
-    job: Job, seeds: list[np.random.SeedSequence], workers: int, played: Callable[[int], None] | None = None
+    job: Job, seeds: list[np.random.SeedSequence], workers: int, played: Played | None = None
 ) -> Iterator[Tally]:
     """Each batch's tally in order: played here (`played` told within each, where the path tells), or
     spread over `workers` forked processes (told batch by batch)."""
