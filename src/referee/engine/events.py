@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from referee.checks import Modifier
+from referee.deferred import deferrable
 from referee.dice import DieRoll
 
 
@@ -84,6 +85,10 @@ class Event:
             rule=data.get("rule"),
             data=MappingProxyType(dict(data.get("data", {}))),
         )
+
+
+# an event's rule and text may be worked out when first read (an INITIATIVE event's: engine/fight.py)
+deferrable(Event, ("rule", "text"))
 
 
 def _plain(value: Any) -> Any:

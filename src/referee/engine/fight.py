@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from referee.deferred import defer
 from referee.dice import DiceSource, DiceTape, DieRoll
 from referee.engine import caches
 from referee.engine.actions import Action
@@ -216,7 +218,8 @@ class Fight:
 
     def initiative_event(self, number: int, dice: DiceSource) -> Event:
         """Round `number`'s INITIATIVE event (:func:`referee.rules.initiative.roll_initiative`, ODD-INIT-1..6)
-        for the combatants active now, its dice drawn from `dice`."""
+        for the combatants active now, its dice drawn from `dice`; its rule and text
+        (:func:`initiative_account`) worked out when first read."""
         tape = DiceTape(dice)
         active = [c.spec for c in self.state.combatants.values() if c.status == hit_points.ACTIVE]
         found = initiative.roll_initiative(self.setup.ruleset, active, self.setup.sides, number, tape)
@@ -224,13 +227,12 @@ class Fight:
         told = found.__dict__.get("_told")  # an order kept for the same rolls: its event made once
         if told is not None and told[0] == rolled:
             return at_round(told[1], number)
-        text = " > ".join(["=".join(slot) for slot in found.order])
-        for note in found.notes:  # Dex ties, simultaneous slots, first strikes
-            text += f"; {note}"
         made = event(
-            EventType.INITIATIVE, number, dice=rolled, rule=found.rule, text=f"initiative: {text}",
+            EventType.INITIATIVE, number, dice=rolled,
             data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},
         )  # fmt: skip
+        # its rule and text when first read (a simulator reads neither): referee.deferred
+        defer(made, _TOLD, partial(initiative_account, found))
         object.__setattr__(found, "_told", (rolled, made))
         return made
 
@@ -393,6 +395,18 @@ def _round_marker(kind: EventType, number: int) -> Event:
 
 
 _MARKERS: dict[tuple[EventType, int], Event] = {}
+
+
+def initiative_account(found: initiative.Initiative) -> tuple[str, str]:
+    """An INITIATIVE event's rule and text: the slots in order, then the notes (Dex ties, simultaneous
+    slots, first strikes; ODD-INIT-1..6)."""
+    text = " > ".join(["=".join(slot) for slot in found.order])
+    for note in found.notes:
+        text += f"; {note}"
+    return found.rule, f"initiative: {text}"
+
+
+_TOLD = ("rule", "text")
 # (id(setup), its number of combatants, ...) -> (the setup, the event): the setup is kept so that its id
 # stays its own; its count of combatants, so that a latecomer's fight asks again
 _SETUPS: dict[tuple[object, ...], tuple[Setup, Event]] = {}

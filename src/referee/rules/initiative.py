@@ -19,7 +19,9 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
+from referee.deferred import defer, deferrable
 from referee.dice import DiceSource
 from referee.model import Combatant, Size
 from referee.rules import memo
@@ -58,6 +60,11 @@ class Initiative:
     first_strike: list[dict[str, str]] = field(default_factory=list)
     rule: str = "ODD-INIT-1"
     notes: tuple[str, ...] = ()  # for the account: ties broken by Dex, simultaneous slots, first strikes
+
+
+# the rule and the notes of a rolled order are worked out when first read (:func:`_ordered`): a simulator
+# never reads them
+deferrable(Initiative, ("rule", "notes"))
 
 
 def initiative_units(ruleset: Ruleset, active: Sequence[Combatant], sides: Sequence[str]) -> list[str]:
@@ -246,17 +253,22 @@ def _ordered(
     by_name: Mapping[str, Combatant],
     first_round: bool,
 ) -> Initiative:
-    """The slots from the rolls, first strike in the first round, the rule and the account's notes."""
+    """The slots from the rolls, first strike in the first round; the rule and the account's notes
+    (:func:`explain_order`) worked out when first read (:mod:`referee.deferred`)."""
     order = order_from_rolls(ruleset, rolls, members)
     moves: list[dict[str, str]] = []
     if first_round:
         order, moves = apply_first_strike(order, by_name)
-    rule, notes = explain_order(ruleset, rolls, moves)
     made = _new(Initiative)  # Initiative(...) field for field, without the frozen per-field __setattr__
     values = made.__dict__
     values["order"], values["rolls"], values["first_strike"] = order, {r.unit: r.face for r in rolls}, moves
-    values["rule"], values["notes"] = rule, notes
+    # the account's rule and notes (explain_order, a pure function of these) when first read: the
+    # procedure as it is now, so that one replaced later does not change an order already rolled
+    defer(made, _EXPLAINED, partial(explain_order, ruleset, tuple(rolls), tuple(moves)))
     return made
+
+
+_EXPLAINED = ("rule", "notes")
 
 
 def explain_order(
