@@ -150,3 +150,41 @@ def test_threads_reading_at_once_all_see_the_value() -> None:
     for t in threads:
         t.join()
     assert seen == ["late"] * 800
+
+
+def test_an_initiative_event_is_freed_without_the_collector() -> None:
+    # its recipe holds the order's recipe, not the order (which keeps the event): no reference cycle
+    import gc
+    import weakref
+
+    from referee.engine.fight import Fight
+
+    melee = load_encounter(MELEE)
+    fight = Fight(melee)
+    dice = RandomDice(3)
+    fight.begin(dice)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        made = fight.initiative_event(2, dice)
+        gone = weakref.ref(made)
+        del made
+        assert gone() is None
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def test_a_recipe_of_a_record_does_not_hold_it() -> None:
+    import weakref
+
+    from referee.deferred import recipe_of
+
+    record = _Record("c")
+    defer(record, ("told", "count"), lambda: ("late", 2))
+    recipe = recipe_of(record, ("told", "count"))
+    eager = recipe_of(_Record("d", "now", 5), ("told", "count"))
+    gone = weakref.ref(record)
+    del record
+    assert gone() is None
+    assert tuple(recipe()) == ("late", 2) and tuple(eager()) == ("now", 5)

@@ -48,6 +48,18 @@ class _Deferred:
         return _work_out(record, self.name)
 
 
+def recipe_of(record: object, names: tuple[str, ...]) -> Recipe:
+    """What reading the fields `names` of `record` gives, as a recipe that does not hold `record` (for
+    another record's recipe, where holding it could make a reference cycle): its own recipe while those
+    fields are deferred together, else their values."""
+    pending = record.__dict__.get(PENDING)
+    if pending is not None and pending[0] == names:
+        recipe: Recipe = pending[1]
+        return recipe
+    values = tuple(getattr(record, name) for name in names)
+    return lambda: values
+
+
 def _work_out(record: object, name: str) -> Any:
     """A deferred field's value, worked out now (with the others deferred with it) and kept."""
     values = record.__dict__

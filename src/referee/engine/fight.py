@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from referee.deferred import defer
+from referee.deferred import Recipe, defer, recipe_of
 from referee.dice import DiceSource, DiceTape, DieRoll
 from referee.engine import caches
 from referee.engine.actions import Action
@@ -231,8 +231,9 @@ class Fight:
             EventType.INITIATIVE, number, dice=rolled,
             data={"order": found.order, "rolls": found.rolls, "first_strike": found.first_strike},
         )  # fmt: skip
-        # its rule and text when first read (a simulator reads neither): referee.deferred
-        defer(made, _TOLD, partial(initiative_account, found))
+        # its rule and text when first read (a simulator reads neither): referee.deferred; the recipe holds
+        # the order's own recipe, not the order, which holds the event (a cycle would wait for the collector)
+        defer(made, _TOLD, partial(_told_initiative, found.order, recipe_of(found, initiative.EXPLAINED)))
         object.__setattr__(found, "_told", (rolled, made))
         return made
 
@@ -400,10 +401,16 @@ _MARKERS: dict[tuple[EventType, int], Event] = {}
 def initiative_account(found: initiative.Initiative) -> tuple[str, str]:
     """An INITIATIVE event's rule and text: the slots in order, then the notes (Dex ties, simultaneous
     slots, first strikes; ODD-INIT-1..6)."""
-    text = " > ".join(["=".join(slot) for slot in found.order])
-    for note in found.notes:
+    return _told_initiative(found.order, lambda: (found.rule, found.notes))
+
+
+def _told_initiative(order: list[list[str]], explained: Recipe) -> tuple[str, str]:
+    """:func:`initiative_account` of the order's slots and its rule and notes as `explained` tells them."""
+    rule, notes = explained()
+    text = " > ".join(["=".join(slot) for slot in order])
+    for note in notes:
         text += f"; {note}"
-    return found.rule, f"initiative: {text}"
+    return rule, f"initiative: {text}"
 
 
 _TOLD = ("rule", "text")

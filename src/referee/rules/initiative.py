@@ -264,11 +264,11 @@ def _ordered(
     values["order"], values["rolls"], values["first_strike"] = order, {r.unit: r.face for r in rolls}, moves
     # the account's rule and notes (explain_order, a pure function of these) when first read: the
     # procedure as it is now, so that one replaced later does not change an order already rolled
-    defer(made, _EXPLAINED, partial(explain_order, ruleset, tuple(rolls), tuple(moves)))
+    defer(made, EXPLAINED, partial(explain_order, ruleset, tuple(rolls), tuple(moves)))
     return made
 
 
-_EXPLAINED = ("rule", "notes")
+EXPLAINED = ("rule", "notes")  # an Initiative's fields worked out when first read
 
 
 def explain_order(
