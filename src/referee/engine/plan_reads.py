@@ -92,6 +92,13 @@ class Recorder:
         self.fight = _FightStandIn(self)
         self.people: dict[str, _CombatantStandIn] = {}
 
+    def release(self) -> None:
+        """Let go of the stand-ins once the planning is done: they and this recorder refer to each other,
+        a cycle the collector would have to find; cut here, a planning's objects are freed as soon as
+        nothing holds them (a simulation's passes of the collector then find no garbage to collect)."""
+        self.people.clear()
+        self.__dict__.pop("fight", None)
+
     def person(self, name: str) -> _CombatantStandIn:
         found = self.people.get(name)
         if found is None:
@@ -414,7 +421,9 @@ def declared_plan(
     except IllegalActionError as exc:
         result = raised_afresh(exc)  # kept without the frames of the fight it was first raised in
     except Unkept:
+        recorder.release()
         return plan(ctx)  # a read that cannot be compared: planned again on the fight itself, not kept
+    recorder.release()
     if recorder.unkept:
         return plan(ctx)
     if isinstance(result, AttackPlan):

@@ -72,13 +72,16 @@ def _collector_for_batch() -> Iterator[bool]:
     """The cyclic collector while a batch is played, as it was afterwards. Every object made before the
     batch (the imports, the setup, the caches: a batch drops none of them) is set aside from its passes
     (:func:`gc.freeze`), which would otherwise walk them all again at each pass over the oldest generation
-    (about a twentieth of a melee's batch, in each process); and the youngest generation is collected
-    after :data:`_YOUNG` net allocations rather than 700 (a pass walks what is still alive, which is no
-    more for the wait: most of what a fight makes is freed by its last reference first). The fights' own
-    cyclic garbage (each state and its combatants) is collected as before. Nothing is frozen when the
-    process has frozen objects of its own (unfreezing afterwards would give them back to the collector);
-    nothing changed with the collector off or in a process with threads (the settings are the
-    process's). Yields whether it froze."""
+    (about a twentieth of a melee's batch, in each process). The youngest generation is collected after
+    :data:`_YOUNG` net allocations rather than 700 (a pass walks what is still alive, which is no more for
+    the wait: most of what a fight makes is freed by its last reference first), and while its passes find
+    no garbage (the fights' own cycles are broken when they are counted: :class:`_Count`), what they walk
+    is only what the caches kept, so the wait grows (:class:`_Passes`) up to :data:`_YOUNG_MOST`; one that
+    finds garbage brings it back to :data:`_YOUNG`. At the end, when passes were made and none found
+    garbage, what the batch made since the last one is set aside with the rest rather than walked once
+    more. Nothing is frozen when the process has frozen objects of its own (unfreezing afterwards would
+    give them back to the collector); nothing changed with the collector off or in a process with threads
+    (the settings are the process's). Yields whether it froze."""
     if not gc.isenabled() or threading.active_count() > 1:  # another thread's collector settings: as they are
         yield False
         return
@@ -86,17 +89,46 @@ def _collector_for_batch() -> Iterator[bool]:
     if frozen:
         gc.freeze()
     before = gc.get_threshold()
+    passes = _Passes(before)
     if before[0] > 0:
         gc.set_threshold(max(before[0], _YOUNG), *before[1:])
+        gc.callbacks.append(passes)
     try:
         yield frozen
     finally:
+        if passes in gc.callbacks:
+            gc.callbacks.remove(passes)
+        if frozen and passes.made and not passes.garbage:
+            gc.freeze()  # kept by the caches, as every pass found: not walked again
         gc.set_threshold(*before)
         if frozen:
             gc.unfreeze()
 
 
+class _Passes:
+    """Watches the collector's passes while a batch is played (a :data:`gc.callbacks` entry): counts them,
+    notes whether any found garbage, and sets how long the youngest generation waits."""
+
+    def __init__(self, before: tuple[int, ...]) -> None:
+        self.rest = before[1:]
+        self.young = max(before[0], _YOUNG)
+        self.made = 0
+        self.garbage = False
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase != "stop":
+            return
+        self.made += 1
+        if info["collected"]:
+            self.garbage = True
+            self.young = _YOUNG
+        elif not self.garbage:
+            self.young = min(self.young * 4, _YOUNG_MOST)
+        gc.set_threshold(self.young, *self.rest)
+
+
 _YOUNG = 10_000  # net allocations between passes over the youngest generation while a batch is played
+_YOUNG_MOST = 160_000  # and at most, while no pass has found garbage (about 16 MB of objects)
 
 
 def play(setup: Setup, seeds: list[int]) -> Tally:

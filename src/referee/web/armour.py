@@ -74,6 +74,8 @@ def armour_class_of(state: FightState, c: CombatantState) -> ArmourClass | None:
     except (Unkept, *REFUSED):
         # a read that cannot be compared, or a refusal: worked out on the fight itself, not kept
         return worked_out(ctx)
+    finally:
+        recorder.release()
     if recorder.unkept:
         return worked_out(ctx)
     _KEPT.keep(key, recorder, found, (state.setup, c.spec, enemy.spec))  # their ids are in the key
