@@ -16,7 +16,7 @@ that a procedure replaced later (a house rule) does not change an account alread
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from typing import Any
 
 PENDING = "_deferred"  # the key of (the deferred fields' names, their recipe) in a record's __dict__
@@ -36,7 +36,8 @@ def defer(record: object, names: tuple[str, ...], recipe: Recipe) -> None:
 class _Deferred:
     """A deferrable field's class attribute: a descriptor Python asks only when the record's ``__dict__``
     has no value for the field (it has no ``__set__``, so the record's own value comes first), which is
-    when the field is deferred; on the class itself, the field's default, as before."""
+    when the field is deferred; on the class itself, the field's default as before (none for a field
+    without one)."""
 
     def __init__(self, name: str, default: Any) -> None:
         self.name = name
@@ -44,6 +45,10 @@ class _Deferred:
 
     def __get__(self, record: object | None, owner: type | None = None) -> Any:
         if record is None:
+            if self.default is MISSING:  # a field without a default: no class attribute, as before
+                raise AttributeError(
+                    f"type object {owner.__name__ if owner else '?'!r} has no attribute {self.name!r}"
+                )
             return self.default
         return _work_out(record, self.name)
 

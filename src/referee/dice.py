@@ -14,9 +14,10 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Protocol
 
+from referee.deferred import defer, deferrable
 from referee.dice_grammar import d20  # imported on first parse, its grammar tables cached
 from referee.errors import DiceError, DiceExhaustedError
 
@@ -206,7 +207,7 @@ class DiceGroup:
         return f"{self.count}d{self.sides}{suffix}"
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class DiceExpr:
     """A parsed, limit-checked dice expression. Rolled with :func:`roll`; odds come from `odds.py`.
 
@@ -215,28 +216,13 @@ class DiceExpr:
     dice in the same order as walking the tree (left to right).
 
     `node` is d20's syntax tree. Made without it (`1d8+1`, read by :func:`_simple`), the expression
-    parses its text with d20 when `node` is first asked for: the groups, the bounds and the rolls of a
-    plain sum come from `plain`, so a command that only needs those never imports d20 and lark."""
+    parses its text with d20 when `node` is first read (:mod:`referee.deferred`): the groups, the bounds
+    and the rolls of a plain sum come from `plain`, so a command that only needs those never imports d20
+    and lark."""
 
     text: str
     node: Any = field(repr=False, compare=False)
     plain: tuple[tuple[tuple[int, int], ...], int] | None = field(default=None, repr=False, compare=False)
-
-    def __init__(
-        self, text: str, node: Any = None, plain: tuple[tuple[tuple[int, int], ...], int] | None = None
-    ) -> None:
-        object.__setattr__(self, "text", text)
-        if node is not None:
-            object.__setattr__(self, "node", node)
-        object.__setattr__(self, "plain", plain)
-
-    def __getattr__(self, name: str) -> Any:
-        """`node`, parsed on first use when the expression was made without it (then kept)."""
-        if name != "node":
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        node = _tree(self.text)
-        object.__setattr__(self, "node", node)
-        return node
 
     def __str__(self) -> str:
         return self.text
@@ -263,6 +249,9 @@ class DiceExpr:
         if self.plain is not None:
             return self.groups(), self.plain[1]
         return _linear(self.node, 1)
+
+
+deferrable(DiceExpr, ("node",))  # d20's tree of an expression read without it: parsed when first read
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +281,9 @@ def _parse_cached(text: str) -> DiceExpr:
         raise DiceError(f"dice expression {text!r} nests deeper than {LIMITS.max_depth} levels")
     simple = _simple(text)
     if simple is not None:
-        return DiceExpr(text, None, simple)
+        made = DiceExpr(text, None, simple)
+        defer(made, ("node",), partial(_trees, text))
+        return made
     node = _tree(text)
     _validate(node, text, depth=0)
     _bound(node, low=True)  # a literal division by zero fails here, not mid-fight
@@ -301,6 +292,11 @@ def _parse_cached(text: str) -> DiceExpr:
     linear = _linear(node, 1)
     plain = None if linear is None else (tuple((g.count, g.sides) for g in linear[0]), linear[1])
     return DiceExpr(text, node, plain)
+
+
+def _trees(text: str) -> tuple[Any]:
+    """(:func:`_tree` of `text`,): the deferred `node` of a :class:`DiceExpr`."""
+    return (_tree(text),)
 
 
 def _tree(text: str) -> Any:

@@ -15,6 +15,7 @@ unknown kind of value) makes the plan not kept at all. Equal plans are kept as o
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 from collections.abc import Callable, Hashable, Iterator, Mapping
@@ -341,15 +342,20 @@ class ReadMemo:
             self.count = 0
 
 
-def behind_stand_ins(ctx: AttackContext) -> tuple[AttackContext, Recorder]:
-    """`ctx` with its fight and its two combatants behind recording stand-ins, and their recorder."""
+@contextlib.contextmanager
+def behind_stand_ins(ctx: AttackContext) -> Iterator[tuple[AttackContext, Recorder]]:
+    """`ctx` with its fight and its two combatants behind recording stand-ins, and their recorder; its
+    stand-ins let go of at the end (:meth:`Recorder.release`), its reads kept."""
     assert isinstance(ctx.state, FightState)  # a fight's own state, not a view of one
     recorder = Recorder(ctx.state)
     watched = replace(
         ctx, state=recorder.fight, attacker=recorder.person(ctx.attacker.name),
         defender=recorder.person(ctx.defender.name),
     )  # fmt: skip
-    return watched, recorder
+    try:
+        yield watched, recorder
+    finally:
+        recorder.release()
 
 
 # the plans, by the declaration's number: 8 question lists a declaration, 512 fights' answers a list,
@@ -415,17 +421,16 @@ def declared_plan(
         if isinstance(found, IllegalActionError):
             raise raised_afresh(found)
         return found  # type: ignore[no-any-return]
-    watched, recorder = behind_stand_ins(ctx)
-    try:
-        result: AttackPlan | IllegalActionError = plan(watched)
-    except IllegalActionError as exc:
-        result = raised_afresh(exc)  # kept without the frames of the fight it was first raised in
-    except Unkept:
-        recorder.release()
+    unkept = False
+    with behind_stand_ins(ctx) as (watched, recorder):
+        try:
+            result: AttackPlan | IllegalActionError = plan(watched)
+        except IllegalActionError as exc:
+            result = raised_afresh(exc)  # kept without the frames of the fight it was first raised in
+        except Unkept:
+            unkept = True
+    if unkept or recorder.unkept:
         return plan(ctx)  # a read that cannot be compared: planned again on the fight itself, not kept
-    recorder.release()
-    if recorder.unkept:
-        return plan(ctx)
     if isinstance(result, AttackPlan):
         result = interned(result)
     _PLANS_KEPT.keep(key, recorder, result, (state.setup, ctx.attacker.spec, ctx.defender.spec, ctx.weapon))

@@ -107,7 +107,8 @@ def _collector_for_batch() -> Iterator[bool]:
 
 class _Passes:
     """Watches the collector's passes while a batch is played (a :data:`gc.callbacks` entry): counts them,
-    notes whether any found garbage, and sets how long the youngest generation waits."""
+    notes whether any found garbage, and sets how long the youngest generation waits. A helper forked
+    during the batch keeps it (and the frozen objects) for its life: it only plays fights."""
 
     def __init__(self, before: tuple[int, ...]) -> None:
         self.rest = before[1:]

@@ -66,17 +66,15 @@ def armour_class_of(state: FightState, c: CombatantState) -> ArmourClass | None:
     known = _KEPT.find(key, state)
     if known is not None:
         return known  # type: ignore[no-any-return]
-    watched, recorder = behind_stand_ins(ctx)
     from referee.rules.armour_class import armour_class
 
-    try:
-        found = armour_class(watched)
-    except (Unkept, *REFUSED):
+    with behind_stand_ins(ctx) as (watched, recorder):
+        try:
+            found = armour_class(watched)
+        except (Unkept, *REFUSED):
+            found = None
+    if found is None or recorder.unkept:
         # a read that cannot be compared, or a refusal: worked out on the fight itself, not kept
-        return worked_out(ctx)
-    finally:
-        recorder.release()
-    if recorder.unkept:
         return worked_out(ctx)
     _KEPT.keep(key, recorder, found, (state.setup, c.spec, enemy.spec))  # their ids are in the key
     return found
